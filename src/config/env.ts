@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const retryDelaysMs = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'a comma-separated list of whole milliseconds')
+  .transform((value) => value.split(',').map(Number));
+
+const eventStoreUrl = z
+  .string()
+  .regex(/^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'a kurrentdb:// or esdb:// connection string');
+
+/** Every environment variable the service and the CLI read, parsed once (CONTRACT §1). */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z.string().url().optional(),
+  EVENTSTORE_URL: eventStoreUrl.optional(),
+  CHAINS_CONFIG: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  RATE_LIMIT_PER_MINUTE: positiveInt(1200),
+  LOGIN_RATE_LIMIT_PER_MINUTE: positiveInt(10),
+  DEVNET_BLOCK_TIME_MS: positiveInt(2000),
+  WEBHOOK_RETRY_DELAYS_MS: retryDelaysMs.default([5_000, 25_000, 120_000, 600_000, 3_600_000]),
+  DATABASE_POOL_SIZE: positiveInt(10),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  /** DATA_DIR, absolute */
+  dataDir: string;
+  isProduction: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const loadConfig = (source: NodeJS.ProcessEnv = process.env): Config => {
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const env = parsed.data;
+  return { ...env, dataDir: path.resolve(env.DATA_DIR), isProduction: env.NODE_ENV === 'production' };
+};

@@ -1,0 +1,113 @@
+/**
+ * The event store port. Every adapter (PostgreSQL, KurrentDB) implements exactly this,
+ * and one contract suite (test/integration/eventstore.contract.ts) runs against each.
+ *
+ * Revisions are 0-based per stream (the first event of a stream has revision 0n).
+ * Positions are global, strictly increasing in commit order, and never reused.
+ */
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+/** Who did what, for audit: carried with every event, never used by deciders' invariants. */
+export interface EventMetadata {
+  /** user id, `system`, or a component name (`processor:eip155:1`) */
+  actor: string;
+  /** ISO 8601 UTC time the command was decided (injected, so replay is deterministic) */
+  at: string;
+  requestId?: string;
+  correlationId?: string;
+  causationId?: string;
+  /** owning organization, for tenant-scoped reads and exports */
+  orgId?: string;
+}
+
+export interface NewEvent {
+  /** a UUID; appending an event id that is already stored (in the same stream) is a no-op */
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  stream: string;
+  revision: bigint;
+  position: bigint;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface StreamAppend {
+  stream: string;
+  expectedRevision: ExpectedRevision;
+  events: NewEvent[];
+}
+
+export interface AppendResult {
+  /** revision of the last event now in each appended stream, in the order given */
+  streams: { stream: string; revision: bigint }[];
+  /** global position of the last event written (or already stored, for an idempotent retry) */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** inclusive; default: the start (forwards) or the end (backwards) */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface EventFilter {
+  /** stream categories: the part of the stream name before the first '-' */
+  categories?: string[];
+  types?: string[];
+}
+
+export interface ReadAllOptions {
+  /** exclusive: events strictly after this position; default: from the start */
+  afterPosition?: bigint;
+  maxCount?: number;
+  filter?: EventFilter;
+}
+
+export interface SubscribeOptions {
+  afterPosition?: bigint;
+  filter?: EventFilter;
+  /** upper bound on one delivered batch */
+  maxBatchSize?: number;
+}
+
+/**
+ * A subscription to all events, delivered in global order as batches: catch-up first, then live.
+ * It never skips an event and never delivers one twice within a subscription.
+ */
+export interface Subscription extends AsyncIterable<RecordedEvent[]> {
+  /** ends the iteration; pending `next()` calls resolve with `done` */
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /** atomic append to one stream */
+  append(stream: string, expectedRevision: ExpectedRevision, events: NewEvent[]): Promise<AppendResult>;
+  /** atomic append to several streams: all are written or none */
+  appendMany(appends: StreamAppend[]): Promise<AppendResult>;
+  /** events of one stream; an unknown stream reads as empty */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** current revision of a stream, or null if it has no events */
+  streamRevision(stream: string): Promise<bigint | null>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** position of the newest event, or 0n when the store is empty */
+  headPosition(): Promise<bigint>;
+  subscribeToAll(options?: SubscribeOptions): Subscription;
+  /** true when the store answers */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export const categoryOf = (stream: string): string => {
+  const dash = stream.indexOf('-');
+  return dash === -1 ? stream : stream.slice(0, dash);
+};

@@ -1,0 +1,113 @@
+import type pg from 'pg';
+import type { Logger } from '../../log.js';
+import { EventStoreUnavailableError } from '../errors.js';
+import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend } from '../port.js';
+import { pollingSubscription } from '../polling-subscription.js';
+import { appendToStreams } from './append.js';
+import { AppendNotifications } from './notifications.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
+
+const DEFAULT_READ_COUNT = 1000;
+const MAX_READ_COUNT = 10_000;
+const LIVE_POLL_INTERVAL_MS = 1000;
+
+const CONNECTION_FAILURE = /^(08|57P0[123]|53300)/;
+
+const unavailableOnConnectionFailure = (error: unknown): never => {
+  const { code } = error as { code?: string };
+  if ((code && CONNECTION_FAILURE.test(code)) || code === 'ECONNREFUSED' || code === 'ENOENT') {
+    throw new EventStoreUnavailableError('the PostgreSQL event store is unavailable', { cause: error });
+  }
+  throw error;
+};
+
+const boundedCount = (maxCount: number | undefined) => Math.min(Math.max(1, maxCount ?? DEFAULT_READ_COUNT), MAX_READ_COUNT);
+
+const filterClause = (filter: EventFilter | undefined, params: unknown[]): string => {
+  let clause = '';
+  if (filter?.categories) {
+    params.push(filter.categories);
+    clause += ` and category = any($${params.length}::text[])`;
+  }
+  if (filter?.types) {
+    params.push(filter.types);
+    clause += ` and type = any($${params.length}::text[])`;
+  }
+  return clause;
+};
+
+export interface PostgresEventStoreOptions {
+  pool: pg.Pool;
+  /** connection settings for the dedicated LISTEN session */
+  listenConfig: pg.ClientConfig;
+  logger: Logger;
+}
+
+/** The default event store: PostgreSQL, schema `eventstore` (see its migration for the ordering argument). */
+export const createPostgresEventStore = ({ pool, listenConfig, logger }: PostgresEventStoreOptions): EventStore => {
+  const notifications = new AppendNotifications(listenConfig, logger);
+
+  const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
+    const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
+    return result.rows;
+  };
+
+  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+    const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
+    const rows = await query<EventRow>(
+      `select ${EVENT_COLUMNS} from eventstore.events
+        where position > $1::bigint ${filterClause(options.filter, params)}
+        order by position limit $2`,
+      params,
+    );
+    return rows.map(toRecordedEvent);
+  };
+
+  const readStream = async (stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? BigInt(Number.MAX_SAFE_INTEGER) : 0n);
+    const rows = await query<EventRow>(
+      `select ${EVENT_COLUMNS} from eventstore.events
+        where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2::bigint
+        order by revision ${backwards ? 'desc' : 'asc'} limit $3`,
+      [stream, from.toString(), options.maxCount ?? Number.MAX_SAFE_INTEGER],
+    );
+    return rows.map(toRecordedEvent);
+  };
+
+  return {
+    append: (stream, expectedRevision, events) =>
+      appendToStreams(pool, [{ stream, expectedRevision, events }]).catch(unavailableOnConnectionFailure),
+    appendMany: (appends: StreamAppend[]) => appendToStreams(pool, appends).catch(unavailableOnConnectionFailure),
+    readStream,
+    readAll,
+    streamRevision: async (stream) => {
+      const rows = await query<{ stream_revision: string }>(
+        'select revision::text as stream_revision from eventstore.streams where stream_id = $1 and revision >= 0',
+        [stream],
+      );
+      return rows[0] ? BigInt(rows[0].stream_revision) : null;
+    },
+    headPosition: async () => {
+      const rows = await query<{ head: string | null }>('select max(position)::text as head from eventstore.events', []);
+      return BigInt(rows[0]?.head ?? 0);
+    },
+    subscribeToAll: (options = {}) =>
+      pollingSubscription(
+        {
+          read: (afterPosition, maxCount) => readAll({ afterPosition, maxCount, filter: options.filter }),
+          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS),
+        },
+        { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
+      ),
+    ping: async () => {
+      try {
+        await pool.query('select 1 from eventstore.events limit 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => notifications.close(),
+  };
+};

@@ -1,0 +1,30 @@
+import type { EventMetadata, RecordedEvent } from '../port.js';
+
+export interface EventRow {
+  global_position: string;
+  stream_id: string;
+  stream_revision: string;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  recorded_at: Date;
+}
+
+/**
+ * bigints travel as text (exact in JavaScript); the aliases differ from the column names so that an
+ * `order by position` can only mean the bigint column, never its text form.
+ */
+export const EVENT_COLUMNS = `position::text as global_position, stream_id, revision::text as stream_revision,
+  event_id::text as event_id, type, data, metadata, recorded_at`;
+
+export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  stream: row.stream_id,
+  revision: BigInt(row.stream_revision),
+  position: BigInt(row.global_position),
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  recordedAt: row.recorded_at,
+});
