@@ -1,11 +1,13 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'dist/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    languageOptions: { globals: globals.node },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
@@ -13,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**', 'bench/**', 'src/cli/**'],
+    files: ['bin/**', 'bench/**', 'src/cli/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
 );

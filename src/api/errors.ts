@@ -1,0 +1,31 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** SPEC §7.1: every error body is { error, message, statusCode, details? }. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  statusCode: number;
+  details?: Record<string, unknown>;
+}
+
+/** An error the API answers with as it is: a SPEC/CONTRACT code and its HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.code, message: this.message, statusCode: this.status, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+export const notFound = () => new ApiError('NOT_FOUND', 404, 'No such route');
+export const internalError = () => new ApiError('INTERNAL_ERROR', 500, 'An unexpected error occurred');
+export const serviceUnavailable = (details?: Record<string, unknown>) =>
+  new ApiError('SERVICE_UNAVAILABLE', 503, 'The service is temporarily unavailable', details);

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from '../log.js';
+
+export interface AppVariables {
+  requestId: string;
+  logger: Logger;
+}
+
+export type AppEnv = { Variables: AppVariables };
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's `x-request-id` when it is sane, else a new UUID), echoes
+ * it, and writes one JSON log line per request. Only method, path, status and timing are logged:
+ * never headers, query strings or bodies, which may carry credentials.
+ */
+export const requestContext =
+  (logger: Logger): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const offered = c.req.header('x-request-id');
+    const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
+    const requestLogger = logger.child({ requestId });
+    c.set('requestId', requestId);
+    c.set('logger', requestLogger);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      c.header('x-request-id', requestId);
+      requestLogger.info('request', {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      });
+    }
+  };

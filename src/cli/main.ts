@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/env.js';
+import { openInfrastructure } from '../infrastructure.js';
+import { createLogger, type Logger } from '../log.js';
+import { rebuildCommand, statusCommand } from './projections.js';
+import { serveCommand } from './serve.js';
+
+const usage = `ledgergate — multi-chain deposit and withdrawal service
+
+Usage:
+  ledgergate serve                        run the service (API, projections, workers)
+  ledgergate migrate                      apply event-store and read-model migrations
+  ledgergate projections status           head position and each projection's checkpoint
+  ledgergate projections rebuild [name]   replay projections from position 0
+
+Configuration comes from the environment (see README: PORT, HOST, DATA_DIR, DATABASE_URL, EVENTSTORE_URL, …).
+`;
+
+type Command = (config: Config, logger: Logger, positionals: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  serve: (config, logger) => serveCommand(config, logger),
+  migrate: async (config, logger) => {
+    const infrastructure = await openInfrastructure(config, logger, 'cli');
+    await infrastructure.close();
+    process.stdout.write('migrations applied\n');
+    return 0;
+  },
+  'projections status': (config, logger) => statusCommand(config, logger),
+  'projections rebuild': (config, logger, rest) => rebuildCommand(config, logger, rest[0]),
+};
+
+const main = async (argv: string[]): Promise<number> => {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
+  const [first, second, ...rest] = positionals;
+  const command = commands[`${first} ${second}`] ? `${first} ${second}` : first;
+  const run = command ? commands[command] : undefined;
+  if (values.help || !run) {
+    process.stdout.write(usage);
+    return values.help ? 0 : 2;
+  }
+  const config = loadConfig();
+  const isServe = command === 'serve';
+  // the CLI logs only warnings (its output is for people); the server logs every request
+  const logger = createLogger(isServe || config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: isServe ? 'server' : 'cli' });
+  const remaining = command === first ? [second, ...rest].filter((value): value is string => value !== undefined) : rest;
+  return run(config, logger, remaining);
+};
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else process.stderr.write(`ledgergate: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,25 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
+
+/** The read-model database, one small file per table under ./tables. */
+export interface Database {
+  projection_checkpoints: ProjectionCheckpointsTable;
+}
+
+export const createDatabase = (pool: pg.Pool): Kysely<Database> =>
+  new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+
+/**
+ * A Kysely instance bound to one connection, so that a session-level advisory lock and the
+ * transactions that rely on it share the same PostgreSQL session.
+ */
+export const databaseOnClient = (client: pg.Client): Kysely<Database> =>
+  new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: async () => ({ query: client.query.bind(client), release: () => undefined }),
+        end: async () => undefined,
+      } as unknown as pg.Pool,
+    }),
+  });

@@ -1,0 +1,8 @@
+import type { MigrationSet } from '../../db/migrate.js';
+import * as checkpoints from './20261122T0910-projection-checkpoints.js';
+
+/** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
+export const readModelMigrations: MigrationSet = {
+  schema: 'public',
+  migrations: { '20261122T0910-projection-checkpoints': checkpoints },
+};

@@ -1,0 +1,7 @@
+import type { Projection } from './projection.js';
+
+/**
+ * Every projection the service runs. Names are stable (they key checkpoints and locks).
+ * The domain issues add theirs here.
+ */
+export const allProjections = (): Projection[] => [];

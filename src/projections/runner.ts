@@ -1,0 +1,154 @@
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { applicationName } from '../db/application-name.js';
+import { databaseOnClient, type Database } from '../db/database.js';
+import type { PoolTarget } from '../db/pool.js';
+import type { EventStore, Subscription } from '../eventstore/port.js';
+import type { Logger } from '../log.js';
+import { applyBatch, CheckpointMovedError, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
+import type { Projection } from './projection.js';
+
+export type RunnerState = 'idle' | 'standby' | 'running' | 'failing' | 'stopped';
+
+export interface ProjectionRunnerOptions {
+  projection: Projection;
+  store: EventStore;
+  /** the read-model database; the runner opens its own session there */
+  database: PoolTarget;
+  logger: Logger;
+  batchSize?: number;
+  /** how often a standby runner tries to become the active one */
+  standbyRetryMs?: number;
+  /** delay before retrying after the n-th consecutive failure */
+  failureDelayMs?: (attempt: number) => number;
+}
+
+const defaultFailureDelayMs = (attempt: number) => Math.min(30_000, 250 * 2 ** Math.min(attempt, 7));
+const LOCK_NAMESPACE = 74_717; // advisory lock classid for projections
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/**
+ * Runs one projection: catch-up from its checkpoint in bounded batches, then live. Only the
+ * runner holding the projection's advisory lock (a session lock on its own connection) works;
+ * others wait on standby, so across processes one runner is active per projection.
+ */
+export class ProjectionRunner {
+  state: RunnerState = 'idle';
+  position = 0n;
+  private readonly stopController = new AbortController();
+  private subscription: Subscription | null = null;
+  private running: Promise<void> | null = null;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ProjectionRunnerOptions) {
+    this.logger = options.logger.child({ projection: options.projection.name });
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** finishes the batch in flight, then releases the lock and the session */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    await this.subscription?.close();
+    await this.running;
+    this.state = 'stopped';
+  }
+
+  /**
+   * Applies every event up to the head as it is now, if this runner can take the lock
+   * (used by the CLI and by tests); returns false when another runner is active.
+   */
+  async catchUp(): Promise<boolean> {
+    return this.withSession(async (db) => {
+      const head = await this.options.store.headPosition();
+      this.position = await readCheckpoint(db, this.options.projection.name);
+      while (this.position < head) {
+        const batch = await this.options.store.readAll({
+          afterPosition: this.position,
+          maxCount: this.options.batchSize ?? 500,
+          filter: this.options.projection.filter,
+        });
+        if (batch.length === 0) break;
+        this.position = await applyBatch(db, this.options.projection, batch, this.position);
+      }
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const signal = this.stopController.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const active = await this.withSession((db, client) => this.follow(db, client, signal));
+        if (!active) {
+          this.state = 'standby';
+          await sleep(this.options.standbyRetryMs ?? 2000, signal);
+        }
+        failures = 0;
+      } catch (error) {
+        if (error instanceof CheckpointMovedError) {
+          this.logger.info('projection: checkpoint reset (rebuild); following from there', { position: error.actual });
+          continue;
+        }
+        failures++;
+        this.state = 'failing';
+        this.logger.error('projection: batch failed; nothing of it was committed, retrying', { error, failures });
+        await sleep((this.options.failureDelayMs ?? defaultFailureDelayMs)(failures), signal);
+      }
+    }
+  }
+
+  private async follow(db: Kysely<Database>, client: pg.Client, signal: AbortSignal): Promise<void> {
+    const { projection, store, batchSize } = this.options;
+    this.position = await readCheckpoint(db, projection.name);
+    this.state = 'running';
+    this.logger.info('projection: active', { position: this.position });
+    const subscription = store.subscribeToAll({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? 500 });
+    this.subscription = subscription;
+    // a rebuild resets the checkpoint; an idle runner would only notice at its next batch
+    client.on('notification', (message) => {
+      if (message.channel === RESET_CHANNEL && message.payload === projection.name) void subscription.close();
+    });
+    await client.query(`listen ${RESET_CHANNEL}`);
+    try {
+      for await (const batch of subscription) {
+        if (signal.aborted) break;
+        this.position = await applyBatch(db, projection, batch, this.position);
+      }
+    } finally {
+      this.subscription = null;
+      await subscription.close();
+    }
+  }
+
+  /** runs `work` on a dedicated session holding the projection's lock; false if the lock is taken */
+  private async withSession(work: (db: Kysely<Database>, client: pg.Client) => Promise<void>): Promise<boolean> {
+    const client = new pg.Client({ ...this.options.database, application_name: applicationName(`projection:${this.options.projection.name}`) });
+    client.on('error', (error) => this.logger.warn('projection: session lost', { error }));
+    await client.connect();
+    let healthy = true;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as locked', [
+        LOCK_NAMESPACE,
+        this.options.projection.name,
+      ]);
+      if (!rows[0]?.locked) return false;
+      await work(databaseOnClient(client), client);
+      return true;
+    } catch (error) {
+      healthy = false;
+      throw error;
+    } finally {
+      // ending the session releases the lock; an unlock first lets a standby take over sooner
+      if (healthy) await client.query('select pg_advisory_unlock_all()').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from './api/app.js';
+import type { Config } from './config/env.js';
+import { openInfrastructure, type Infrastructure } from './infrastructure.js';
+import type { Logger } from './log.js';
+import { allProjections } from './projections/registry.js';
+import { ProjectionRunner } from './projections/runner.js';
+
+export interface RunningService {
+  url: string;
+  infrastructure: Infrastructure;
+  /** stop taking requests, finish in-flight work, checkpoint, stop the embedded database */
+  stop(): Promise<void>;
+}
+
+const listen = (app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> =>
+  new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
+    server.once('error', reject);
+  });
+
+const closeServer = (server: ServerType, timeoutMs: number): Promise<void> =>
+  new Promise((resolve) => {
+    const force = setTimeout(() => {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+    }, timeoutMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  });
+
+/** The whole service in one process (CONTRACT §1): API, projections and, as they land, the workers. */
+export const startService = async (config: Config, logger: Logger): Promise<RunningService> => {
+  const infrastructure = await openInfrastructure(config, logger, 'server');
+  const runners = allProjections().map(
+    (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
+  );
+  try {
+    for (const runner of runners) runner.start();
+    const app = createApp({ logger, health: infrastructure.health });
+    const server = await listen(app, config);
+    const address = server.address() as AddressInfo;
+    const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    logger.info('ledgergate listening', { url, eventStore: infrastructure.eventStoreKind, projections: runners.length });
+    return {
+      url,
+      infrastructure,
+      stop: async () => {
+        logger.info('shutting down');
+        await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
+        await Promise.all(runners.map((runner) => runner.stop()));
+        await infrastructure.close();
+        logger.info('stopped');
+      },
+    };
+  } catch (error) {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await infrastructure.close();
+    throw error;
+  }
+};

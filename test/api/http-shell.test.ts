@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { createLogger } from '../../src/log.js';
+
+const appWith = (health: () => Promise<Record<string, boolean>>) => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  const app = createApp({ logger, health });
+  return { app, lines };
+};
+
+describe('HTTP shell', () => {
+  it('answers /healthz with 200 when every store answers', async () => {
+    const { app } = appWith(async () => ({ eventStore: true, readModels: true }));
+    const response = await app.request('/healthz');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers /healthz with 503 naming the store that does not answer', async () => {
+    const { app } = appWith(async () => ({ eventStore: false, readModels: true }));
+    const response = await app.request('/healthz');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: 'SERVICE_UNAVAILABLE',
+      message: 'The service is temporarily unavailable',
+      statusCode: 503,
+      details: { checks: { eventStore: false, readModels: true } },
+    });
+  });
+
+  it('answers 503 when the health check itself fails', async () => {
+    const { app } = appWith(async () => {
+      throw new Error('boom');
+    });
+    expect((await app.request('/healthz')).status).toBe(503);
+  });
+
+  it('turns an unexpected error into 500 INTERNAL_ERROR with no stack or message leaked', async () => {
+    const { app, lines } = appWith(async () => ({ ok: true }));
+    app.get('/explode', () => {
+      throw new Error('connection string postgres://user:hunter2@db');
+    });
+    const response = await app.request('/explode');
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred', statusCode: 500 });
+    expect(text).not.toContain('hunter2');
+    expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 'error' });
+  });
+
+  it('answers unknown routes with 404 NOT_FOUND and a generated request id', async () => {
+    const { app, lines } = appWith(async () => ({ ok: true }));
+    const response = await app.request('/nope', { method: 'POST', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such route', statusCode: 404 });
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines.filter((line) => line.msg === 'request')).toEqual([
+      expect.objectContaining({ requestId, method: 'POST', path: '/nope', status: 404, level: 'info' }),
+    ]);
+  });
+});

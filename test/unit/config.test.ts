@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+
+describe('configuration (CONTRACT §1)', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      DATA_DIR: './.data',
+      dataDir: path.resolve('./.data'),
+      NODE_ENV: 'development',
+      isProduction: false,
+      RATE_LIMIT_PER_MINUTE: 1200,
+      LOGIN_RATE_LIMIT_PER_MINUTE: 10,
+      DEVNET_BLOCK_TIME_MS: 2000,
+      WEBHOOK_RETRY_DELAYS_MS: [5000, 25000, 120000, 600000, 3600000],
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.EVENTSTORE_URL).toBeUndefined();
+  });
+
+  it('reads every variable, treating empty ones as unset', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/ledgergate',
+      DATABASE_URL: 'postgres://u:p@db:5432/ledgergate',
+      EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
+      NODE_ENV: 'production',
+      WEBHOOK_RETRY_DELAYS_MS: '10,20,30',
+      DEVNET_BLOCK_TIME_MS: '250',
+      CHAINS_CONFIG: '',
+    });
+    expect(config).toMatchObject({
+      PORT: 9000,
+      HOST: '0.0.0.0',
+      dataDir: '/var/lib/ledgergate',
+      isProduction: true,
+      WEBHOOK_RETRY_DELAYS_MS: [10, 20, 30],
+      DEVNET_BLOCK_TIME_MS: 250,
+    });
+    expect(config.CHAINS_CONFIG).toBeUndefined();
+  });
+
+  it('names every invalid variable at once', () => {
+    const attempt = () => loadConfig({ PORT: 'eighty', EVENTSTORE_URL: 'http://x', WEBHOOK_RETRY_DELAYS_MS: '5s,10s', NODE_ENV: 'staging' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const fields = (error as ConfigError).issues.map((issue) => issue.split(':')[0]);
+      expect(fields.sort()).toEqual(['EVENTSTORE_URL', 'NODE_ENV', 'PORT', 'WEBHOOK_RETRY_DELAYS_MS']);
+    }
+  });
+});
