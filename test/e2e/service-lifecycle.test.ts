@@ -80,7 +80,7 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
     expect(await postmasterPid(dataDir)).toBeNull();
   });
 
-  it('finds its data again on a second start on the same DATA_DIR', async () => {
+  it('finds its data again on a second start, and a doubled SIGINT still stops cleanly', async () => {
     service = await startServiceProcess(env());
     expect(service.logs.some((record) => record.msg === 'embedded postgres: initialising a new cluster')).toBe(false);
     const password = (await fs.readFile(path.join(dataDir, 'secrets', 'postgres-password'), 'utf8')).trim();
@@ -88,7 +88,10 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
     await client.connect();
     expect((await client.query('select note from lifecycle_mark')).rows).toEqual([{ note: 'kept' }]);
     await client.end();
+    // Ctrl-C under npm delivers SIGINT twice (the process group, and npm forwarding it)
+    service.child.kill('SIGINT');
     service.child.kill('SIGINT');
     expect(await service.exited).toBe(0);
+    expect(await postmasterPid(dataDir)).toBeNull();
   });
 });
