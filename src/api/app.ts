@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { DomainError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
@@ -18,6 +19,10 @@ export const createApp = ({ logger, health }: AppDependencies) => {
   app.notFound((c) => c.json(notFound().toBody(), 404));
   app.onError((error, c) => {
     if (error instanceof ApiError) return c.json(error.toBody(), error.status);
+    if (error instanceof DomainError) {
+      const apiError = ApiError.fromDomain(error);
+      return c.json(apiError.toBody(), apiError.status);
+    }
     (c.get('logger') ?? logger).error('unhandled error', { error: error.message, stack: error.stack });
     return c.json(internalError().toBody(), 500);
   });

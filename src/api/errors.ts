@@ -1,4 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { DomainError } from '../domain/errors.js';
+import { statusOf } from './error-statuses.js';
 
 /** SPEC §7.1: every error body is { error, message, statusCode, details? }. */
 export interface ErrorBody {
@@ -18,6 +20,10 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  static fromDomain(error: DomainError, status: ContentfulStatusCode = statusOf(error.code)): ApiError {
+    return new ApiError(error.code, status, error.message, error.details);
   }
 
   toBody(): ErrorBody {

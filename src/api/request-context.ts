@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../log.js';
 
+/** Who is calling: set by the authentication middleware on every authenticated route. */
+export interface Principal {
+  orgId: string;
+  userId: string;
+  /** an API key acts as the user who owns it; some actions need a person (a JWT) */
+  via: 'apiKey' | 'jwt';
+}
+
 export interface AppVariables {
   requestId: string;
   logger: Logger;
+  principal: Principal;
 }
 
 export type AppEnv = { Variables: AppVariables };

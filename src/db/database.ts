@@ -1,10 +1,16 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import type { ApiKeysTable } from './tables/api-keys.js';
+import type { OrganizationsTable } from './tables/organizations.js';
 import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
+import type { UsersTable } from './tables/users.js';
 
 /** The read-model database, one small file per table under ./tables. */
 export interface Database {
   projection_checkpoints: ProjectionCheckpointsTable;
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

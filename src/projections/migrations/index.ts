@@ -1,8 +1,12 @@
 import type { MigrationSet } from '../../db/migrate.js';
 import * as checkpoints from './20261122T0910-projection-checkpoints.js';
+import * as organizations from './20261122T1000-organizations.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
   schema: 'public',
-  migrations: { '20261122T0910-projection-checkpoints': checkpoints },
+  migrations: {
+    '20261122T0910-projection-checkpoints': checkpoints,
+    '20261122T1000-organizations': organizations,
+  },
 };

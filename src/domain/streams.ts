@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Every stream name, in one place. The part before the first '-' is the stream's category, which
+ * subscriptions and exports filter on, so categories never contain '-'.
+ */
+export const streams = {
+  /** settings, users, API keys, webhook secret: guards signer counts and key rotation */
+  organization: (orgId: string) => `organization-${orgId}`,
+  /** the claim on a login name, unique across the service (created with no_stream) */
+  usernameClaim: (username: string) => `username-${digest(canonicalUsername(username))}`,
+  /** the last TOTP time step accepted for a user: a code is never accepted twice */
+  totpUse: (userId: string) => `totpUse-${userId}`,
+} as const;
+
+export const streamCategories = {
+  organization: 'organization',
+  usernameClaim: 'username',
+  totpUse: 'totpUse',
+} as const;
+
+/** Login names compare case-insensitively. */
+export const canonicalUsername = (username: string) => username.normalize('NFKC').toLowerCase();
+
+const digest = (value: string) => createHash('sha256').update(value).digest('hex');

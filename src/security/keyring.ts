@@ -1,0 +1,40 @@
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * The service's keys, all derived (HKDF-SHA256) from one master secret: `LEDGERGATE_SECRET_KEY`
+ * (base64, 32 bytes or more) from the environment — required in production — or, in development,
+ * a key generated once under DATA_DIR/secrets (mode 0600). Keys never reach logs or events.
+ */
+export interface Keyring {
+  /** AES-256-GCM key for secrets stored in events and read models (TOTP seeds, signing secrets) */
+  readonly encryptionKey: Buffer;
+  /** HS256 key for access tokens */
+  readonly jwtKey: Uint8Array;
+  /** keyed hash for API keys at rest */
+  apiKeyDigest(apiKey: string): string;
+}
+
+const derive = (master: Buffer, purpose: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `ledgergate:${purpose}`, 32));
+
+export const keyringFromMaster = (master: Buffer): Keyring => {
+  if (master.length < 32) throw new Error('the master secret must be at least 32 bytes');
+  const pepper = derive(master, 'api-key-digest');
+  return {
+    encryptionKey: derive(master, 'secret-encryption'),
+    jwtKey: new Uint8Array(derive(master, 'jwt-hs256')),
+    apiKeyDigest: (apiKey) => createHmac('sha256', pepper).update(apiKey).digest('hex'),
+  };
+};
+
+export const loadKeyring = async (options: { secretKey?: string; dataDir: string; isProduction: boolean }): Promise<Keyring> => {
+  if (options.secretKey) return keyringFromMaster(Buffer.from(options.secretKey, 'base64'));
+  if (options.isProduction) throw new Error('LEDGERGATE_SECRET_KEY is required in production');
+  const file = path.join(options.dataDir, 'secrets', 'master.key');
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await fs.writeFile(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return keyringFromMaster(Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64'));
+};
