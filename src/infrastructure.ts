@@ -9,14 +9,16 @@ import { createPostgresEventStore } from './eventstore/postgres/postgres-event-s
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import { readModelMigrations } from './projections/migrations/index.js';
+import { loadKeyring, type Keyring } from './security/keyring.js';
 
-/** The stores every entry point (server, CLI) works with, opened and closed in one place. */
+/** The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place. */
 export interface Infrastructure {
   databaseTarget: PoolTarget;
   pool: pg.Pool;
   db: ReturnType<typeof createDatabase>;
   store: EventStore;
   eventStoreKind: 'postgres' | 'kurrentdb';
+  keyring: Keyring;
   health(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
@@ -30,17 +32,17 @@ const openEventStore = async (config: Config, pool: pg.Pool, target: PoolTarget,
   return { store: createPostgresEventStore({ pool, listenConfig: target, logger }), kind: 'postgres' as const };
 };
 
-export const openInfrastructure = async (config: Config, logger: Logger, purpose: string): Promise<Infrastructure> => {
-  let embedded: EmbeddedPostgres | null = null;
-  let target: PoolTarget;
-  if (config.DATABASE_URL) {
-    target = { connectionString: config.DATABASE_URL };
-  } else {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
-    target = embedded.connection('ledgergate');
-  }
+/** Connects to a PostgreSQL (read models, and events unless EVENTSTORE_URL), migrating it first. */
+export const connectInfrastructure = async (
+  target: PoolTarget,
+  config: Config,
+  logger: Logger,
+  purpose: string,
+  onClose: () => Promise<unknown> = async () => undefined,
+): Promise<Infrastructure> => {
   const pool = createPool(target, { max: config.DATABASE_POOL_SIZE, purpose });
   try {
+    const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
     const { store, kind } = await openEventStore(config, pool, target, logger);
     const applied = await migrateToLatest(pool, readModelMigrations);
     if (applied.length > 0) logger.info('read models migrated', { applied });
@@ -50,6 +52,7 @@ export const openInfrastructure = async (config: Config, logger: Logger, purpose
       db: createDatabase(pool),
       store,
       eventStoreKind: kind,
+      keyring,
       health: async () => {
         const [eventStore, readModels] = await Promise.all([
           store.ping(),
@@ -63,12 +66,19 @@ export const openInfrastructure = async (config: Config, logger: Logger, purpose
       close: async () => {
         await store.close().catch((error: unknown) => logger.warn('closing the event store failed', { error }));
         await pool.end().catch(() => undefined);
-        await embedded?.stop();
+        await onClose();
       },
     };
   } catch (error) {
     await pool.end().catch(() => undefined);
-    await embedded?.stop().catch(() => undefined);
+    await onClose().catch(() => undefined);
     throw error;
   }
+};
+
+/** DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (started, or adopted if running). */
+export const openInfrastructure = async (config: Config, logger: Logger, purpose: string): Promise<Infrastructure> => {
+  if (config.DATABASE_URL) return connectInfrastructure({ connectionString: config.DATABASE_URL }, config, logger, purpose);
+  const embedded: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+  return connectInfrastructure(embedded.connection('ledgergate'), config, logger, purpose, () => embedded.stop());
 };

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './api/app.js';
+import type { OrganizationServices } from './application/organizations.js';
 import type { Config } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
@@ -32,32 +33,62 @@ const closeServer = (server: ServerType, timeoutMs: number): Promise<void> =>
     if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
 
-/** The whole service in one process (CONTRACT §1): API, projections and, as they land, the workers. */
-export const startService = async (config: Config, logger: Logger): Promise<RunningService> => {
-  const infrastructure = await openInfrastructure(config, logger, 'server');
+/**
+ * The parts of the service over given infrastructure: the app, the projection runners and the
+ * workers. Tests compose it over a test database; startService over the configured one.
+ */
+export const composeService = (infrastructure: Infrastructure, config: Config, logger: Logger, clock: () => Date = () => new Date()) => {
+  const services: OrganizationServices = {
+    store: infrastructure.store,
+    db: infrastructure.db,
+    keyring: infrastructure.keyring,
+    clock,
+    isProduction: config.isProduction,
+  };
   const runners = allProjections().map(
     (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
   );
+  const app = createApp({
+    logger,
+    health: infrastructure.health,
+    services,
+    rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+  });
+  return {
+    app,
+    services,
+    /** catch the read models up (so the first requests see current data), then follow live */
+    startWorkers: async () => {
+      for (const runner of runners) await runner.catchUp();
+      for (const runner of runners) runner.start();
+    },
+    stopWorkers: () => Promise.all(runners.map((runner) => runner.stop())).then(() => undefined),
+  };
+};
+
+/** The whole service in one process (CONTRACT §1): API, projections and, as they land, the workers. */
+export const startService = async (config: Config, logger: Logger): Promise<RunningService> => {
+  const infrastructure = await openInfrastructure(config, logger, 'server');
+  const service = composeService(infrastructure, config, logger);
   try {
-    for (const runner of runners) runner.start();
-    const app = createApp({ logger, health: infrastructure.health });
-    const server = await listen(app, config);
+    await service.startWorkers();
+    const server = await listen(service.app, config);
     const address = server.address() as AddressInfo;
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    logger.info('ledgergate listening', { url, eventStore: infrastructure.eventStoreKind, projections: runners.length });
+    logger.info('ledgergate listening', { url, eventStore: infrastructure.eventStoreKind });
     return {
       url,
       infrastructure,
       stop: async () => {
         logger.info('shutting down');
         await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
-        await Promise.all(runners.map((runner) => runner.stop()));
+        await service.stopWorkers();
         await infrastructure.close();
         logger.info('stopped');
       },
     };
   } catch (error) {
-    await Promise.all(runners.map((runner) => runner.stop()));
+    await service.stopWorkers();
     await infrastructure.close();
     throw error;
   }

@@ -1,28 +1,77 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
+import type { OrganizationServices } from '../application/organizations.js';
 import { DomainError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
+import { loginRoutes, profileRoutes } from './auth/index.js';
+import { docsRoutes } from './docs/index.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
+import { authenticate, requirePerson } from './middleware/authenticate.js';
+import { limitBody } from './middleware/body.js';
+import { limitRate } from './middleware/rate-limit.js';
+import { organisationRoutes } from './organisation/index.js';
+import { RateLimiter } from './rate-limiter.js';
 import { requestContext, type AppEnv } from './request-context.js';
 
 export interface AppDependencies {
   logger: Logger;
   health: HealthCheck;
+  services: OrganizationServices;
+  rateLimits: { perMinute: number; loginPerMinute: number };
 }
 
+/** Paths behind authentication and the per-caller rate limit; everything else is public or 404. */
+// '/x/*' also matches '/x' itself: each path once, or its middleware would run twice
+const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*'];
+
+const OPENAPI_INFO = {
+  openapi: '3.1.0',
+  info: {
+    title: 'ledgergate',
+    version: '0.1.0',
+    description: 'Multi-chain crypto deposits and withdrawals. Errors have the body { error, message, statusCode, details? }.',
+  },
+};
+
+const fromHttpException = (error: HTTPException): ApiError => {
+  if (error.status === 413) return new ApiError('PAYLOAD_TOO_LARGE', 413, 'The request body is too large');
+  // 400: malformed JSON; 415: a body that is not application/json
+  if (error.status === 400 || error.status === 415) return new ApiError('BAD_REQUEST', 400, error.message || 'Malformed request');
+  return internalError();
+};
+
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health }: AppDependencies) => {
+export const createApp = ({ logger, health, services, rateLimits }: AppDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
+  app.use('*', limitBody());
+
   app.route('/', healthRoutes(health));
+  app.route('/', docsRoutes());
+  app.route('/', loginRoutes(services, new RateLimiter(rateLimits.loginPerMinute)));
+
+  const callerLimiter = new RateLimiter(rateLimits.perMinute);
+  for (const path of PROTECTED_PATHS) app.use(path, authenticate(services), limitRate(callerLimiter));
+  app.use('/auth/profile', requirePerson());
+  app.route('/', profileRoutes(services));
+  app.route('/', organisationRoutes(services));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  app.doc31('/openapi.json', OPENAPI_INFO);
 
   app.notFound((c) => c.json(notFound().toBody(), 404));
   app.onError((error, c) => {
-    if (error instanceof ApiError) return c.json(error.toBody(), error.status);
-    if (error instanceof DomainError) {
-      const apiError = ApiError.fromDomain(error);
-      return c.json(apiError.toBody(), apiError.status);
-    }
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : error instanceof DomainError
+          ? ApiError.fromDomain(error)
+          : error instanceof HTTPException
+            ? fromHttpException(error)
+            : null;
+    if (apiError) return c.json(apiError.toBody(), apiError.status, apiError.headers);
     (c.get('logger') ?? logger).error('unhandled error', { error: error.message, stack: error.stack });
     return c.json(internalError().toBody(), 500);
   });

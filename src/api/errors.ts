@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** response headers that belong to this error (Retry-After) */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import { createLogger, type Logger } from '../log.js';
+import { bootstrapCommand, userAddCommand } from './organizations.js';
 import { rebuildCommand, statusCommand } from './projections.js';
 import { serveCommand } from './serve.js';
 
@@ -9,6 +9,10 @@ const usage = `ledgergate — multi-chain deposit and withdrawal service
 
 Usage:
   ledgergate serve                        run the service (API, projections, workers)
+  ledgergate bootstrap --org <name> --user <username> [--user …] [--min-signers <n>] [--webhook-url <url>] --json
+                                          create an organization, its users (signers) and an API key
+  ledgergate user add --org <orgId> --username <name> --json
+                                          add a user (a signer) to an organization
   ledgergate migrate                      apply event-store and read-model migrations
   ledgergate projections status           head position and each projection's checkpoint
   ledgergate projections rebuild [name]   replay projections from position 0
@@ -26,25 +30,25 @@ const commands: Record<string, Command> = {
     process.stdout.write('migrations applied\n');
     return 0;
   },
+  bootstrap: (config, logger, rest) => bootstrapCommand(config, logger, rest),
+  'user add': (config, logger, rest) => userAddCommand(config, logger, rest),
   'projections status': (config, logger) => statusCommand(config, logger),
   'projections rebuild': (config, logger, rest) => rebuildCommand(config, logger, rest[0]),
 };
 
 const main = async (argv: string[]): Promise<number> => {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
-  const [first, second, ...rest] = positionals;
+  const [first, second] = argv;
   const command = commands[`${first} ${second}`] ? `${first} ${second}` : first;
   const run = command ? commands[command] : undefined;
-  if (values.help || !run) {
+  if (argv.includes('--help') || argv.includes('-h') || !run) {
     process.stdout.write(usage);
-    return values.help ? 0 : 2;
+    return run || argv.length === 0 ? 0 : 2;
   }
   const config = loadConfig();
   const isServe = command === 'serve';
   // the CLI logs only warnings (its output is for people); the server logs every request
   const logger = createLogger(isServe || config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: isServe ? 'server' : 'cli' });
-  const remaining = command === first ? [second, ...rest].filter((value): value is string => value !== undefined) : rest;
-  return run(config, logger, remaining);
+  return run(config, logger, argv.slice(command === first ? 1 : 2));
 };
 
 main(process.argv.slice(2)).then(

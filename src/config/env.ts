@@ -26,6 +26,11 @@ export const envSchema = z.object({
   LOGIN_RATE_LIMIT_PER_MINUTE: positiveInt(10),
   DEVNET_BLOCK_TIME_MS: positiveInt(2000),
   WEBHOOK_RETRY_DELAYS_MS: retryDelaysMs.default([5_000, 25_000, 120_000, 600_000, 3_600_000]),
+  /** base64, at least 32 bytes: the master secret all service keys derive from (required in production) */
+  LEDGERGATE_SECRET_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length >= 32, 'base64 of at least 32 random bytes')
+    .optional(),
   DATABASE_POOL_SIZE: positiveInt(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
 });
@@ -52,5 +57,8 @@ export const loadConfig = (source: NodeJS.ProcessEnv = process.env): Config => {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const env = parsed.data;
+  if (env.NODE_ENV === 'production' && !env.LEDGERGATE_SECRET_KEY) {
+    throw new ConfigError(['LEDGERGATE_SECRET_KEY: required in production (base64 of at least 32 random bytes)']);
+  }
   return { ...env, dataDir: path.resolve(env.DATA_DIR), isProduction: env.NODE_ENV === 'production' };
 };

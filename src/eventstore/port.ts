@@ -92,7 +92,10 @@ export interface Subscription extends AsyncIterable<RecordedEvent[]> {
 export interface EventStore {
   /** atomic append to one stream */
   append(stream: string, expectedRevision: ExpectedRevision, events: NewEvent[]): Promise<AppendResult>;
-  /** atomic append to several streams: all are written or none */
+  /**
+   * atomic append to several streams: all are written or none. Events get positions in the order
+   * given (stream by stream), so the result's position is that of the last stream's last event.
+   */
   appendMany(appends: StreamAppend[]): Promise<AppendResult>;
   /** events of one stream; an unknown stream reads as empty */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -110,8 +110,11 @@ export class ProjectionRunner {
     this.position = await readCheckpoint(db, projection.name);
     this.state = 'running';
     this.logger.info('projection: active', { position: this.position });
+    if (signal.aborted) return;
     const subscription = store.subscribeToAll({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? 500 });
     this.subscription = subscription;
+    // stop() may come at any moment, also before this subscription existed
+    signal.addEventListener('abort', () => void subscription.close(), { once: true });
     // a rebuild resets the checkpoint; an idle runner would only notice at its next batch
     client.on('notification', (message) => {
       if (message.channel === RESET_CHANNEL && message.payload === projection.name) void subscription.close();

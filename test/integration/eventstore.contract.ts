@@ -128,6 +128,13 @@ export const describeEventStoreContract = (
         { stream: a, revision: 1n },
         { stream: b, revision: 1n },
       ]);
+      const written = await store.readAll({ afterPosition: (await store.readStream(b))[0]!.position, filter: { categories: [category] } });
+      expect(written.map((event) => [event.stream, event.revision])).toEqual([
+        [a, 0n],
+        [a, 1n],
+        [b, 1n],
+      ]);
+      expect(written[2]!.position).toBe(result.position);
       const conflict = store.appendMany([
         { stream: a, expectedRevision: 1n, events: newEvents(1) },
         { stream: c, expectedRevision: 'no_stream', events: newEvents(3) },

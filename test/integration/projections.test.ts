@@ -177,3 +177,22 @@ describe('projection runner', () => {
     await victim.stop();
   });
 });
+
+describe('projection runner shutdown', () => {
+  it('stops promptly when stopped at any moment after start, even before it subscribed', async () => {
+    const database = await createTestDatabase('runner_stop');
+    await migrateToLatest(database.pool, eventStoreMigrations);
+    await migrateToLatest(database.pool, readModelMigrations);
+    const store = createPostgresEventStore({ pool: database.pool, listenConfig: database.config, logger });
+    const projection = streamTotalsProjection(uniqueCategory('s'));
+    for (const delayMs of [0, 1, 5, 20, 50]) {
+      const runner = new ProjectionRunner({ projection, store, database: database.config, logger });
+      runner.start();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const stopped = await Promise.race([runner.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+      expect(stopped, `stop after ${delayMs} ms`).toBe('stopped');
+    }
+    await store.close();
+    await database.drop();
+  });
+});

@@ -29,6 +29,7 @@ describe('configuration (CONTRACT §1)', () => {
       DATABASE_URL: 'postgres://u:p@db:5432/ledgergate',
       EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
       NODE_ENV: 'production',
+      LEDGERGATE_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
       WEBHOOK_RETRY_DELAYS_MS: '10,20,30',
       DEVNET_BLOCK_TIME_MS: '250',
       CHAINS_CONFIG: '',
@@ -42,6 +43,11 @@ describe('configuration (CONTRACT §1)', () => {
       DEVNET_BLOCK_TIME_MS: 250,
     });
     expect(config.CHAINS_CONFIG).toBeUndefined();
+  });
+
+  it('requires the master secret in production, and refuses a short one', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/LEDGERGATE_SECRET_KEY: required in production/);
+    expect(() => loadConfig({ LEDGERGATE_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/LEDGERGATE_SECRET_KEY/);
   });
 
   it('names every invalid variable at once', () => {

@@ -1,0 +1,39 @@
+import { login } from '../../application/login.js';
+import type { OrganizationServices } from '../../application/organizations.js';
+import { canonicalUsername } from '../../domain/streams.js';
+import { DomainError } from '../../domain/errors.js';
+import { rateLimited } from '../middleware/rate-limit.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { createRouter } from '../router.js';
+import { loginRoute, profileRoute } from './routes.js';
+
+/** POST /auth/login is public, and limited per username on failures (LOGIN_RATE_LIMIT_PER_MINUTE). */
+export const loginRoutes = (services: OrganizationServices, failedLogins: RateLimiter) =>
+  createRouter().openapi(loginRoute, async (c) => {
+    const body = c.req.valid('json');
+    const key = `login:${canonicalUsername(body.username)}`;
+    const verdict = failedLogins.check(key);
+    if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
+    try {
+      const { accessToken } = await login(services, body, { requestId: c.get('requestId') });
+      failedLogins.reset(key);
+      return c.json({ accessToken }, 200);
+    } catch (error) {
+      if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) failedLogins.record(key);
+      throw error;
+    }
+  });
+
+/** GET /auth/profile, behind authentication and requirePerson. */
+export const profileRoutes = (services: OrganizationServices) =>
+  createRouter().openapi(profileRoute, async (c) => {
+    const { userId, orgId } = c.get('principal');
+    const row = await services.db
+      .selectFrom('users')
+      .innerJoin('organizations', 'organizations.id', 'users.org_id')
+      .select(['users.id', 'users.username', 'organizations.id as orgId', 'organizations.name as orgName'])
+      .where('users.id', '=', userId)
+      .where('users.org_id', '=', orgId)
+      .executeTakeFirstOrThrow();
+    return c.json({ id: row.id, username: row.username, org: { id: row.orgId, name: row.orgName } }, 200);
+  });

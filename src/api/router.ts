@@ -1,0 +1,49 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { ApiError } from './errors.js';
+import type { AppEnv } from './request-context.js';
+
+/**
+ * Every router is made here, so every route answers a failed validation the same way:
+ * 400 BAD_REQUEST with the zod issues in `details.issues`.
+ */
+export const createRouter = () =>
+  new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message, code: issue.code }));
+        throw new ApiError('BAD_REQUEST', 400, 'The request is malformed or misses required fields', { issues });
+      }
+    },
+  });
+
+/** SPEC §7.1's error body, for the OpenAPI document. */
+export const errorBodySchema = z
+  .object({
+    error: z.string().openapi({ example: 'BAD_REQUEST' }),
+    message: z.string(),
+    statusCode: z.number().int(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('Error');
+
+const described: Record<number, string> = {
+  400: 'BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes',
+  401: 'UNAUTHORIZED, INVALID_API_KEY or INVALID_TOKEN',
+  403: 'FORBIDDEN: this action needs a person (a JWT), not an API key',
+  404: 'not found',
+  409: 'conflict',
+  413: 'PAYLOAD_TOO_LARGE: bodies over 64 KiB',
+  422: 'semantically invalid',
+  429: 'RATE_LIMITED, with Retry-After in seconds',
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** The error responses of a route, each with SPEC's body. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [status, { description: described[status] ?? 'error', content: { 'application/json': { schema: errorBodySchema } } }]),
+  );
+
+/** Errors every authenticated route can answer. */
+export const authenticatedErrors = [401, 429, 500] as const;

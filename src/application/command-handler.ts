@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { Decider, DomainEvent } from '../domain/decider.js';
+import { WrongExpectedRevisionError } from '../eventstore/errors.js';
+import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../eventstore/port.js';
+
+/** Who asks, for the audit trail: stored as event metadata (time is added per decision). */
+export type CommandMetadata = Omit<EventMetadata, 'at'>;
+
+export interface CommandServices {
+  store: EventStore;
+  clock: () => Date;
+}
+
+export const MAX_DECISION_ATTEMPTS = 5;
+
+export const toDomainEvent = <Event extends DomainEvent>(event: RecordedEvent): Event => ({ type: event.type, data: event.data }) as Event;
+
+export const toNewEvents = (events: DomainEvent[], metadata: CommandMetadata, at: Date): NewEvent[] =>
+  events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: { ...metadata, at: at.toISOString() } }));
+
+/** Reads a stream and folds it: the state a decision starts from, and the revision it relies on. */
+export const loadAggregate = async <Event extends DomainEvent, State>(
+  store: EventStore,
+  stream: string,
+  decider: Pick<Decider<never, Event, State>, 'initialState' | 'evolve'>,
+): Promise<{ state: State; expectedRevision: ExpectedRevision }> => {
+  const recorded = await store.readStream(stream);
+  const state = recorded.map((event) => toDomainEvent<Event>(event)).reduce(decider.evolve, decider.initialState);
+  const last = recorded[recorded.length - 1];
+  return { state, expectedRevision: last ? last.revision : 'no_stream' };
+};
+
+/**
+ * Read, decide, append with the revision the decision was made on (ARCHITECTURE invariant 2). When
+ * another writer got there first, read again and decide again, a bounded number of times.
+ */
+export const handleCommand = async <Command, Event extends DomainEvent, State>(
+  services: CommandServices,
+  stream: string,
+  decider: Decider<Command, Event, State>,
+  command: Command,
+  metadata: CommandMetadata,
+): Promise<{ state: State; events: Event[]; position: bigint | null }> => {
+  for (let attempt = 1; ; attempt++) {
+    const { state, expectedRevision } = await loadAggregate(services.store, stream, decider);
+    const now = services.clock();
+    const events = decider.decide(command, state, { now });
+    if (events.length === 0) return { state, events, position: null };
+    try {
+      const { position } = await services.store.append(stream, expectedRevision, toNewEvents(events, metadata, now));
+      return { state: events.reduce(decider.evolve, state), events, position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_DECISION_ATTEMPTS) throw error;
+    }
+  }
+};

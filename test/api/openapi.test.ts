@@ -1,0 +1,67 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/api-harness.js';
+
+describe('OpenAPI document and docs page', () => {
+  let service: TestService;
+  let document: Record<string, unknown>;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    const response = await service.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body!;
+  });
+  afterAll(async () => service.stop());
+
+  it('validates as OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('describes every endpoint, its request and its error responses', () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown; security?: unknown }>>;
+    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual(
+      expect.arrayContaining([
+        'GET /healthz',
+        'POST /auth/login',
+        'GET /auth/profile',
+        'GET /organisation',
+        'PATCH /organisation/api-key',
+        'PATCH /organisation/webhook',
+        'PATCH /organisation/webhook/signing-secret',
+        'PATCH /organisation/min-withdrawal-signers',
+      ]),
+    );
+    for (const [path, methods] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        if (path === '/healthz') continue;
+        const statuses = Object.keys(operation.responses);
+        expect(statuses, `${method} ${path}`).toContain('500');
+        expect(statuses.some((status) => status.startsWith('4')), `${method} ${path}`).toBe(true);
+        if (path !== '/auth/login') expect(operation.security, `${method} ${path}`).toBeDefined();
+      }
+    }
+    expect(paths['/auth/login']?.post?.requestBody).toBeDefined();
+    expect((document.components as { securitySchemes: Record<string, unknown> }).securitySchemes).toEqual({
+      apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    });
+  });
+
+  it('renders /docs from local assets, without credentials', async () => {
+    const page = await service.app.request('/docs');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    const bundle = await service.app.request('/docs/assets/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    expect((await service.app.request('/docs/assets/..%2Fpackage.json')).status).toBe(404);
+  });
+});
