@@ -11,7 +11,7 @@ import type { Keyring } from '../security/keyring.js';
 import { generatePassword, hashPassword } from '../security/passwords.js';
 import { encryptSecret, secretPurpose } from '../security/secret-box.js';
 import { generateTotpSeed, otpauthUrl } from '../security/totp.js';
-import { handleCommand, loadAggregate, MAX_DECISION_ATTEMPTS, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { handleCommand, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
 export interface OrganizationServices extends CommandServices {
@@ -116,23 +116,14 @@ export const bootstrapOrganization = async (
 /** `ledgergate user add`: a new signer, appended atomically with the claim on its username. */
 export const addUser = async (services: OrganizationServices, orgId: string, username: string, metadata: CommandMetadata) => {
   const { issued, user } = await newUser(services.keyring, username);
-  const stream = streams.organization(orgId);
-  for (let attempt = 1; ; attempt++) {
-    const { state, expectedRevision } = await loadAggregate(services.store, stream, organizationDecider);
-    const now = services.clock();
-    const events = organizationDecider.decide({ type: 'AddUser', user }, state, { now });
-    const withOrg = { ...metadata, orgId };
-    try {
-      const { position } = await services.store.appendMany([
-        claimAppend(user, orgId, withOrg, now),
-        { stream, expectedRevision, events: toNewEvents(events, withOrg, now) },
-      ]);
-      return { user: issued, position };
-    } catch (error) {
-      const duplicate = duplicateUsername(error, [user]);
-      if (duplicate) throw duplicate;
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_DECISION_ATTEMPTS) throw error;
-    }
+  const withOrg = { ...metadata, orgId };
+  try {
+    const { position } = await handleCommand(services, streams.organization(orgId), organizationDecider, { type: 'AddUser', user }, withOrg, (now) => [
+      claimAppend(user, orgId, withOrg, now),
+    ]);
+    return { user: issued, position: position! };
+  } catch (error) {
+    throw duplicateUsername(error, [user]) ?? error;
   }
 };
 
