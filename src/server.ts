@@ -7,6 +7,7 @@ import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
 import { ProjectionRunner } from './projections/runner.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface RunningService {
   url: string;
@@ -48,6 +49,13 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   const runners = allProjections().map(
     (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
   );
+  const dispatcher = new WebhookDispatcher({
+    db: infrastructure.db,
+    listen: infrastructure.databaseTarget,
+    encryptionKey: infrastructure.keyring.encryptionKey,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
+    logger,
+  });
   const app = createApp({
     logger,
     health: infrastructure.health,
@@ -61,8 +69,13 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     startWorkers: async () => {
       for (const runner of runners) await runner.catchUp();
       for (const runner of runners) runner.start();
+      dispatcher.start();
     },
-    stopWorkers: () => Promise.all(runners.map((runner) => runner.stop())).then(() => undefined),
+    /** projections first (no new outbox rows), then the sends in flight */
+    stopWorkers: async () => {
+      await Promise.all(runners.map((runner) => runner.stop()));
+      await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
+    },
   };
 };
 

@@ -13,6 +13,7 @@ import { limitRate } from './middleware/rate-limit.js';
 import { organisationRoutes } from './organisation/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import { requestContext, type AppEnv } from './request-context.js';
+import { webhookRoutes } from './webhooks/index.js';
 
 export interface AppDependencies {
   logger: Logger;
@@ -56,6 +57,7 @@ export const createApp = ({ logger, health, services, rateLimits }: AppDependenc
   app.use('/auth/profile', requirePerson());
   app.route('/', profileRoutes(services));
   app.route('/', organisationRoutes(services));
+  app.route('/', webhookRoutes({ db: services.db }));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

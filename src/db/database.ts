@@ -4,6 +4,8 @@ import type { ApiKeysTable } from './tables/api-keys.js';
 import type { OrganizationsTable } from './tables/organizations.js';
 import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
 import type { UsersTable } from './tables/users.js';
+import type { WebhookAttemptsTable } from './tables/webhook-attempts.js';
+import type { WebhookDeliveriesTable } from './tables/webhook-deliveries.js';
 
 /** The read-model database, one small file per table under ./tables. */
 export interface Database {
@@ -11,6 +13,8 @@ export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

@@ -1,6 +1,7 @@
 import type { MigrationSet } from '../../db/migrate.js';
 import * as checkpoints from './20261122T0910-projection-checkpoints.js';
 import * as organizations from './20261122T1000-organizations.js';
+import * as webhooks from './20261122T1010-webhooks.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
@@ -8,5 +9,6 @@ export const readModelMigrations: MigrationSet = {
   migrations: {
     '20261122T0910-projection-checkpoints': checkpoints,
     '20261122T1000-organizations': organizations,
+    '20261122T1010-webhooks': webhooks,
   },
 };

@@ -1,0 +1,66 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { authenticatedErrors, errorResponses } from '../router.js';
+
+export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+
+const timestamp = z.string().openapi({ example: '2026-11-22T10:00:00.000Z' });
+
+export const deliverySchema = z
+  .object({
+    id: z.string().openapi({ description: 'the x-webhook-id header, stable across retries and redeliveries' }),
+    type: z.string().openapi({ example: 'deposit.detected' }),
+    status: z.enum(deliveryStatuses),
+    attempts: z.number().int().openapi({ description: 'attempts made in the current schedule (a redelivery starts again at 0)' }),
+    nextAttemptAt: timestamp.nullable().openapi({ description: 'while pending: when the next attempt is due' }),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    deliveredAt: timestamp.nullable(),
+    payload: z.record(z.string(), z.unknown()).openapi({ description: 'the event object, as sent in the body' }),
+  })
+  .openapi('WebhookDelivery');
+
+const security: Record<string, string[]>[] = [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+
+export const listDeliveriesRoute = createRoute({
+  method: 'get',
+  path: '/webhooks/deliveries',
+  tags: ['Webhooks'],
+  summary: 'The organization’s webhook deliveries, newest first',
+  security,
+  request: {
+    query: z.object({
+      status: z.enum(deliveryStatuses).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ example: 100 }),
+      cursor: z.string().max(200).optional().openapi({ description: 'nextCursor of the previous page' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'A page of deliveries; nextCursor is null on the last page',
+      content: {
+        'application/json': {
+          schema: z.object({ deliveries: z.array(deliverySchema), nextCursor: z.string().nullable() }).openapi('WebhookDeliveryPage'),
+        },
+      },
+    },
+    ...errorResponses(...authenticatedErrors, 400),
+  },
+});
+
+export const redeliverRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/deliveries/{id}/redeliver',
+  tags: ['Webhooks'],
+  summary: 'Send a delivery again: pending, due now, a fresh retry schedule, the same id',
+  security,
+  request: { params: z.object({ id: z.string().max(100).openapi({ param: { name: 'id', in: 'path' } }) }) },
+  responses: {
+    200: {
+      description: 'The delivery, pending again',
+      content: { 'application/json': { schema: z.object({ delivery: deliverySchema }).openapi('WebhookRedelivery') } },
+    },
+    ...errorResponses(...authenticatedErrors, 404),
+  },
+});

@@ -1,0 +1,179 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+
+/**
+ * The dispatcher's side of the outbox, in SQL. Time is always the database's `now()`, so several
+ * dispatcher processes on several hosts agree on what is due and when a lease has expired.
+ */
+
+export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the attempt finished (lease expired)';
+const MAX_ERROR_LENGTH = 1000;
+
+/** One attempt a dispatcher now holds the lease on: it alone sends it, until `next_attempt_at`. */
+export interface ClaimedDelivery {
+  id: string;
+  orgId: string;
+  type: string;
+  body: string;
+  eventTimestamp: Date;
+  /** this attempt's number (1-based) in the delivery's current schedule */
+  attempt: number;
+  /** fences the outcome: it is recorded only while the delivery still carries this token */
+  claimToken: string;
+  /** the organization's settings at send time */
+  webhookUrl: string | null;
+  signingSecretEncrypted: string | null;
+}
+
+interface ClaimedRow {
+  id: string;
+  org_id: string;
+  event_type: string;
+  body: string;
+  event_timestamp: Date;
+  attempts: number;
+  claim_token: string;
+  webhook_url: string | null;
+  webhook_signing_secret_encrypted: string | null;
+}
+
+/**
+ * Claims up to `limit` due deliveries in one statement: it counts the attempt, takes a lease
+ * (`next_attempt_at` = now + `leaseMs`), opens the attempt's row, and closes the row of an earlier
+ * attempt whose dispatcher vanished mid-send (that attempt counted). `skip locked` lets several
+ * dispatchers claim side by side without waiting on, or taking, each other's rows.
+ */
+export const claimDueDeliveries = async (
+  db: Kysely<Database>,
+  options: { limit: number; maxAttempts: number; leaseMs: number },
+): Promise<ClaimedDelivery[]> => {
+  const { rows } = await sql<ClaimedRow>`
+    with due as (
+      select id, claim_token as interrupted_claim
+      from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now() and attempts < ${options.maxAttempts}
+      order by next_attempt_at
+      limit ${options.limit}
+      for update skip locked
+    ), claimed as (
+      update webhook_deliveries as delivery
+      set attempts = delivery.attempts + 1,
+          claim_token = gen_random_uuid(),
+          next_attempt_at = now() + ${options.leaseMs}::double precision * interval '1 millisecond',
+          last_status_code = case when due.interrupted_claim is null then delivery.last_status_code end,
+          last_error = case when due.interrupted_claim is null then delivery.last_error else ${INTERRUPTED_ERROR} end,
+          updated_at = now()
+      from due
+      where delivery.id = due.id
+      returning delivery.id, delivery.org_id, delivery.event_type, delivery.body, delivery.event_timestamp,
+                delivery.attempts, delivery.claim_token, due.interrupted_claim
+    ), interrupted as (
+      update webhook_attempts
+      set finished_at = now(), error = ${INTERRUPTED_ERROR}
+      where id in (select interrupted_claim from claimed) and finished_at is null
+    ), started as (
+      insert into webhook_attempts (id, delivery_id, attempt, started_at)
+      select claim_token, id, attempts, now() from claimed
+    )
+    select claimed.id, claimed.org_id, claimed.event_type, claimed.body, claimed.event_timestamp, claimed.attempts,
+           claimed.claim_token, organization.webhook_url, organization.webhook_signing_secret_encrypted
+    from claimed
+    left join organizations as organization on organization.id = claimed.org_id
+  `.execute(db);
+  return rows.map((row) => ({
+    id: row.id,
+    orgId: row.org_id,
+    type: row.event_type,
+    body: row.body,
+    eventTimestamp: row.event_timestamp,
+    attempt: row.attempts,
+    claimToken: row.claim_token,
+    webhookUrl: row.webhook_url,
+    signingSecretEncrypted: row.webhook_signing_secret_encrypted,
+  }));
+};
+
+/**
+ * A delivery whose last allowed attempt was interrupted (its lease expired) cannot be claimed
+ * again; it is failed here. Answers how many.
+ */
+export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { maxAttempts: number; limit: number }): Promise<number> => {
+  const { rows } = await sql<{ id: string }>`
+    with exhausted as (
+      select id, claim_token
+      from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now() and attempts >= ${options.maxAttempts}
+      limit ${options.limit}
+      for update skip locked
+    ), closed as (
+      update webhook_attempts
+      set finished_at = now(), error = ${INTERRUPTED_ERROR}
+      where id in (select claim_token from exhausted) and finished_at is null
+    )
+    update webhook_deliveries as delivery
+    set status = 'failed', next_attempt_at = null, claim_token = null, last_status_code = null,
+        last_error = ${INTERRUPTED_ERROR}, updated_at = now()
+    from exhausted
+    where delivery.id = exhausted.id
+    returning delivery.id
+  `.execute(db);
+  return rows.length;
+};
+
+/** Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending. */
+export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | null> => {
+  const { rows } = await sql<{ ms: number | null }>`
+    select (extract(epoch from (min(next_attempt_at) - now())) * 1000)::float8 as ms
+    from webhook_deliveries
+    where status = 'pending'
+  `.execute(db);
+  return rows[0]?.ms ?? null;
+};
+
+export interface AttemptOutcome {
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export type RecordedOutcome = 'delivered' | 'retry' | 'failed' | 'superseded';
+
+/**
+ * Records how an attempt ended and schedules what follows: delivered; the next retry after
+ * `retryDelaysMs[attempt - 1]`; or failed once `retryDelaysMs.length + 1` attempts have been made.
+ * `superseded`: the lease was lost meanwhile (it expired and another dispatcher took the next
+ * attempt, or the delivery was redelivered), so the delivery is left as it is.
+ */
+export const recordAttemptOutcome = async (
+  db: Kysely<Database>,
+  claim: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  retryDelaysMs: readonly number[],
+): Promise<RecordedOutcome> => {
+  const error = outcome.error === null ? null : outcome.error.slice(0, MAX_ERROR_LENGTH);
+  const retryDelayMs = retryDelaysMs[claim.attempt - 1];
+  const next: RecordedOutcome = outcome.delivered ? 'delivered' : retryDelayMs === undefined ? 'failed' : 'retry';
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhook_attempts')
+      .set({ finished_at: sql<Date>`now()`, status_code: outcome.statusCode, error, duration_ms: Math.round(outcome.durationMs) })
+      .where('id', '=', claim.claimToken)
+      .execute();
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: next === 'retry' ? 'pending' : next,
+        next_attempt_at: next === 'retry' ? sql<Date>`now() + ${retryDelayMs}::double precision * interval '1 millisecond'` : null,
+        claim_token: null,
+        last_status_code: outcome.statusCode,
+        last_error: error,
+        delivered_at: next === 'delivered' ? sql<Date>`now()` : null,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', claim.id)
+      .where('claim_token', '=', claim.claimToken)
+      .executeTakeFirst();
+    return updated.numUpdatedRows === 1n ? next : 'superseded';
+  });
+};

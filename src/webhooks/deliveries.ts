@@ -1,0 +1,69 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { WebhookDeliveriesTable, WebhookDeliveryStatus } from '../db/tables/webhook-deliveries.js';
+import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
+
+/** Reading and re-sending an organization's deliveries; every query is scoped by `orgId`. */
+
+/** a page, newest first (by insertion order); `beforeSeq` is the `seq` of the previous page's last row */
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export const listDeliveries = async (
+  db: Kysely<Database>,
+  query: { orgId: string; status?: WebhookDeliveryStatus; limit: number; beforeSeq?: string },
+): Promise<{ rows: DeliveryRow[]; more: boolean }> => {
+  let select = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('org_id', '=', query.orgId)
+    .orderBy('seq', 'desc')
+    .limit(query.limit + 1);
+  if (query.status) select = select.where('status', '=', query.status);
+  if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq);
+  const rows = await select.execute();
+  return { rows: rows.slice(0, query.limit), more: rows.length > query.limit };
+};
+
+/**
+ * Starts the delivery's schedule over: pending, no attempts, due now, same id (receivers dedupe on
+ * it). An attempt in flight loses its lease, so its outcome no longer changes the delivery (its
+ * attempt row is still completed by its sender, if that is alive). Answers null when the
+ * organization has no such delivery.
+ */
+export const redeliver = async (db: Kysely<Database>, orgId: string, id: string): Promise<DeliveryRow | null> =>
+  db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('webhook_deliveries')
+      .select('claim_token')
+      .where('id', '=', id)
+      .where('org_id', '=', orgId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) return null;
+    if (current.claim_token !== null) {
+      await trx
+        .updateTable('webhook_attempts')
+        .set({ finished_at: sql<Date>`now()`, error: 'superseded by a redelivery' })
+        .where('id', '=', current.claim_token)
+        .where('finished_at', 'is', null)
+        .execute();
+    }
+    const row = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: sql<Date>`now()`,
+        claim_token: null,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await sql`select pg_notify(${WEBHOOK_DUE_CHANNEL}, '')`.execute(trx);
+    return row;
+  });

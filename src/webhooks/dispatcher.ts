@@ -1,0 +1,160 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { PoolTarget } from '../db/pool.js';
+import type { Logger } from '../log.js';
+import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcome, type ClaimedDelivery } from './claims.js';
+import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
+import { sendWebhook } from './send.js';
+import { ChannelListener } from '../db/channel-listener.js';
+import { Wakeup } from './wakeup.js';
+
+export interface WebhookDispatcherOptions {
+  /** the read-model database that holds the outbox */
+  db: Kysely<Database>;
+  /** where to open the LISTEN session for WEBHOOK_DUE_CHANNEL */
+  listen: PoolTarget;
+  /** decrypts the organizations' signing secrets (keyring.encryptionKey) */
+  encryptionKey: Buffer;
+  /** delay before retry n is retryDelaysMs[n - 1]; a delivery gets retryDelaysMs.length + 1 attempts */
+  retryDelaysMs: readonly number[];
+  logger: Logger;
+  /** a 2xx must arrive within this (SPEC §6.1: 30 s) */
+  timeoutMs?: number;
+  /** sends in flight at once, in this process */
+  concurrency?: number;
+  /** how long a claimed attempt stays leased beyond `timeoutMs` before another dispatcher may take it over */
+  leaseMarginMs?: number;
+  /** the longest sleep without a notification: a safety net for a lost LISTEN session */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_LEASE_MARGIN_MS = 15_000;
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
+/** claims per statement: never more than the free send slots, and never more than this */
+const MAX_CLAIM_BATCH = 100;
+/** after a claim that came up short although something is due (rows locked by another dispatcher) */
+const CONTENDED_WAIT_MS = 10;
+const failureWaitMs = (failures: number) => Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
+
+/**
+ * Sends the webhook outbox (CONTRACT §7): the first attempt at once, retries after
+ * `retryDelaysMs`, `failed` after the last. Any number of dispatchers, in any number of processes,
+ * can run over one database: an attempt is claimed, leased and counted in one statement before
+ * it is sent, so no attempt is sent twice, and one whose process dies mid-send is taken up again
+ * when its lease expires (it counts as made).
+ *
+ * An organization without a webhook URL at send time: the attempt fails with `no webhook URL
+ * configured` and the normal schedule goes on, so a URL set within the schedule (about 77 minutes
+ * with the default delays) still receives the event, while an organization that never sets one
+ * does not accumulate pending work forever; a failed delivery can still be redelivered.
+ */
+export class WebhookDispatcher {
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly maxAttempts: number;
+  private readonly wakeup = new Wakeup();
+  private readonly listener: ChannelListener;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private readonly logger: Logger;
+  private stopping = false;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.maxAttempts = options.retryDelaysMs.length + 1;
+    this.logger = options.logger.child({ component: 'webhooks' });
+    this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
+  }
+
+  start(): void {
+    if (this.stopping) throw new Error('a stopped webhook dispatcher cannot start again');
+    this.running ??= this.loop();
+  }
+
+  /**
+   * Claims nothing more and lets the sends in flight finish, for at most `graceMs` (default: the
+   * send time-out). Sends still waiting then are cut off and recorded as failed attempts, retried
+   * on schedule by whichever dispatcher runs next; so a shutdown never leaves a lease to expire.
+   */
+  async stop(options: { graceMs?: number } = {}): Promise<void> {
+    this.stopping = true;
+    this.wakeup.wake();
+    await this.running;
+    const cutOff = setTimeout(() => this.shutdown.abort(), options.graceMs ?? this.timeoutMs);
+    await Promise.allSettled([...this.inFlight]);
+    clearTimeout(cutOff);
+    await this.listener.close();
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      this.listener.ensureListening();
+      this.wakeup.reset();
+      let waitMs: number;
+      try {
+        waitMs = await this.dispatchDue();
+        failures = 0;
+      } catch (error) {
+        failures++;
+        waitMs = failureWaitMs(failures);
+        this.logger.error('webhooks: dispatch failed; retrying', { error, failures, retryInMs: waitMs });
+      }
+      if (waitMs > 0) await this.wakeup.wait(waitMs);
+    }
+  }
+
+  /** claims what is due and free slots allow, starts sending it; answers how long to sleep */
+  private async dispatchDue(): Promise<number> {
+    const free = this.concurrency - this.inFlight.size;
+    // no free slot: a finishing send wakes the loop
+    if (free <= 0) return this.pollIntervalMs;
+    const { db } = this.options;
+    const exhausted = await failExhaustedDeliveries(db, { maxAttempts: this.maxAttempts, limit: MAX_CLAIM_BATCH });
+    if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
+    const limit = Math.min(free, MAX_CLAIM_BATCH);
+    const claimed = await claimDueDeliveries(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs });
+    for (const claim of claimed) this.track(this.attempt(claim));
+    if (claimed.length === limit) return 0;
+    const dueInMs = await msUntilNextDue(db);
+    if (dueInMs === null) return this.pollIntervalMs;
+    // timers may fire a little early; the extra millisecond saves a claim that finds nothing
+    if (dueInMs > 0) return Math.min(this.pollIntervalMs, Math.ceil(dueInMs) + 1);
+    return CONTENDED_WAIT_MS;
+  }
+
+  private track(send: Promise<void>): void {
+    this.inFlight.add(send);
+    void send.finally(() => {
+      this.inFlight.delete(send);
+      this.wakeup.wake();
+    });
+  }
+
+  /** one attempt, start to end; never rejects (a failure to record it lets the lease expire) */
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    const fields = { deliveryId: claim.id, orgId: claim.orgId, type: claim.type, attempt: claim.attempt };
+    try {
+      const outcome = await sendWebhook(claim, {
+        encryptionKey: this.options.encryptionKey,
+        timeoutMs: this.timeoutMs,
+        shutdown: this.shutdown.signal,
+      });
+      const recorded = await recordAttemptOutcome(this.options.db, claim, outcome, this.options.retryDelaysMs);
+      const details = { ...fields, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs), outcome: recorded };
+      if (recorded === 'failed') this.logger.warn('webhooks: delivery failed after its last attempt', details);
+      else if (recorded === 'superseded') this.logger.warn('webhooks: attempt ended after its lease was lost; outcome not applied', details);
+      else this.logger.debug('webhooks: attempt', details);
+    } catch (error) {
+      this.logger.error('webhooks: cannot record an attempt; it will be retried when its lease expires', { ...fields, error });
+    }
+  }
+}
