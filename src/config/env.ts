@@ -31,6 +31,8 @@ export const envSchema = z.object({
     .string()
     .refine((value) => Buffer.from(value, 'base64').length >= 32, 'base64 of at least 32 random bytes')
     .optional(),
+  /** BIP39 mnemonic of the signer (the only private keys); generated under DATA_DIR outside production */
+  LEDGERGATE_SIGNER_MNEMONIC: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: positiveInt(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
 });

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import type { AccountsTable } from './tables/accounts.js';
 import type { ApiKeysTable } from './tables/api-keys.js';
 import type { OrganizationsTable } from './tables/organizations.js';
 import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
@@ -15,6 +16,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  accounts: AccountsTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

@@ -11,12 +11,21 @@ export const streams = {
   usernameClaim: (username: string) => `username-${digest(canonicalUsername(username))}`,
   /** the last TOTP time step accepted for a user: a code is never accepted twice */
   totpUse: (userId: string) => `totpUse-${userId}`,
+  /** a user's deposit account on one chain (created with no_stream: one per user per chain) */
+  account: (orgId: string, chainId: string, externalUserId: string) => `account-${orgId}-${chainId}-${digest(externalUserId)}`,
+  /** the derivation indexes handed out in one key space, in order */
+  derivationCounter: (space: string) => `derivationCounter-${space}`,
+  /** the index one owner holds in a key space (created with no_stream: one per owner) */
+  derivationOwner: (space: string, orgId: string, owner: string) => `derivationOwner-${space}-${orgId}-${digest(owner)}`,
 } as const;
 
 export const streamCategories = {
   organization: 'organization',
   usernameClaim: 'username',
   totpUse: 'totpUse',
+  account: 'account',
+  derivationCounter: 'derivationCounter',
+  derivationOwner: 'derivationOwner',
 } as const;
 
 /** Login names compare case-insensitively. */

@@ -59,7 +59,13 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
     const pidBefore = await postmasterPid(dataDir);
     const result = await runCli(['projections', 'status'], env());
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ headPosition: '0', projections: [{ projection: 'organizations', position: '0' }] });
+    expect(JSON.parse(result.stdout)).toEqual({
+      headPosition: '0',
+      projections: [
+        { projection: 'organizations', position: '0' },
+        { projection: 'accounts', position: '0' },
+      ],
+    });
     expect(await postmasterPid(dataDir)).toBe(pidBefore);
     expect(isAlive(pidBefore!)).toBe(true);
     expect((await fetch(`${service!.url}/healthz`)).status).toBe(200);

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.js';
 import { DomainError } from '../../domain/errors.js';
 import { listDeliveries, redeliver, type DeliveryRow } from '../../webhooks/deliveries.js';
 import type { AppEnv } from '../request-context.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../pagination.js';
 import type { listDeliveriesRoute, redeliverRoute } from './routes.js';
 
 export interface WebhookRouteDependencies {

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { pageQuery } from '../pagination.js';
 import { authenticatedErrors, errorResponses } from '../router.js';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
@@ -32,8 +33,7 @@ export const listDeliveriesRoute = createRoute({
   request: {
     query: z.object({
       status: z.enum(deliveryStatuses).optional(),
-      limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ example: 100 }),
-      cursor: z.string().max(200).optional().openapi({ description: 'nextCursor of the previous page' }),
+      ...pageQuery,
     }),
   },
   responses: {

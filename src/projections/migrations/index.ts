@@ -2,6 +2,7 @@ import type { MigrationSet } from '../../db/migrate.js';
 import * as checkpoints from './20261122T0910-projection-checkpoints.js';
 import * as organizations from './20261122T1000-organizations.js';
 import * as webhooks from './20261122T1010-webhooks.js';
+import * as accounts from './20261122T1100-accounts.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
@@ -10,5 +11,6 @@ export const readModelMigrations: MigrationSet = {
     '20261122T0910-projection-checkpoints': checkpoints,
     '20261122T1000-organizations': organizations,
     '20261122T1010-webhooks': webhooks,
+    '20261122T1100-accounts': accounts,
   },
 };

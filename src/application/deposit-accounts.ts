@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { accountDecider, type Account, type AccountEvent, type AccountProperties } from '../domain/account/account.js';
+import { derivationCounterDecider, type DerivationOwnerEvent } from '../domain/derivation/derivation.js';
+import { DomainError } from '../domain/errors.js';
+import { streams } from '../domain/streams.js';
+import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../eventstore/errors.js';
+import type { StreamAppend } from '../eventstore/port.js';
+import { loadAggregate, pauseAfterConflict, toDomainEvent, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+
+/**
+ * What the chain layer tells deposit accounts: which key space a chain's addresses come from, and
+ * the address at an index. Only extended public keys stand behind it (ARCHITECTURE invariant 10).
+ */
+export interface DepositAddressBook {
+  /** EVM chains share one space (a user has one EVM address); each Bitcoin network has its own */
+  keySpace(chainId: string): string;
+  addressAt(chainId: string, index: number): string;
+  /** XRP: one organization address per chain, users told apart by destination tag */
+  usesDestinationTags(chainId: string): boolean;
+}
+
+export interface DepositAccountServices extends CommandServices {
+  addresses: DepositAddressBook;
+}
+
+/** CONTRACT §6: 1–255 characters of printable ASCII. */
+export const checkExternalUserId = (userId: string): void => {
+  if (!/^[\x20-\x7e]{1,255}$/.test(userId)) {
+    throw new DomainError('INVALID_USER_ID', 'userId must be 1 to 255 printable ASCII characters');
+  }
+};
+
+const ORGANIZATION_OWNER = '(organization)';
+
+/**
+ * The index counter of a key space is one stream: concurrent first requests of many users take
+ * turns on it (one wins per round). A larger bound than a single-stream decision's, still bounded.
+ */
+const MAX_ACCOUNT_ATTEMPTS = 200;
+const destinationTagSpace = (chainId: string, orgId: string) => `destinationTag:${chainId}:${orgId}`;
+
+/** The index an owner holds in a space, or the appends that allocate it (counter + owner claim). */
+const indexFor = async (services: DepositAccountServices, space: string, orgId: string, owner: string, metadata: CommandMetadata, now: Date) => {
+  const [assigned] = await services.store.readStream(streams.derivationOwner(space, orgId, owner), { maxCount: 1 });
+  if (assigned) return { index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index, appends: [] as StreamAppend[] };
+  const counterStream = streams.derivationCounter(space);
+  const { state, expectedRevision } = await loadAggregate(services.store, counterStream, derivationCounterDecider);
+  const [allocated] = derivationCounterDecider.decide({ type: 'AllocateDerivationIndex', space, orgId, owner }, state, { now });
+  const index = allocated!.data.index;
+  const assignedEvent: DerivationOwnerEvent = { type: 'DerivationIndexAssigned', data: { space, index, orgId, owner, assignedAt: now.toISOString() } };
+  return {
+    index,
+    appends: [
+      { stream: counterStream, expectedRevision, events: toNewEvents([allocated!], metadata, now) },
+      { stream: streams.derivationOwner(space, orgId, owner), expectedRevision: 'no_stream' as const, events: toNewEvents([assignedEvent], metadata, now) },
+    ],
+  };
+};
+
+const propertiesFor = async (services: DepositAccountServices, orgId: string, chainId: string, externalUserId: string, metadata: CommandMetadata, now: Date) => {
+  const { addresses } = services;
+  const space = addresses.keySpace(chainId);
+  if (!addresses.usesDestinationTags(chainId)) {
+    const { index, appends } = await indexFor(services, space, orgId, externalUserId, metadata, now);
+    return { properties: { address: addresses.addressAt(chainId, index) } as AccountProperties, derivation: { space, index }, appends };
+  }
+  const organization = await indexFor(services, space, orgId, ORGANIZATION_OWNER, metadata, now);
+  const tag = await indexFor(services, destinationTagSpace(chainId, orgId), orgId, externalUserId, metadata, now);
+  return {
+    // tags start at 1: some wallets treat 0 as "no tag"
+    properties: { address: addresses.addressAt(chainId, organization.index), destinationTag: String(tag.index + 1) },
+    derivation: { space, index: organization.index },
+    appends: [...organization.appends, ...tag.appends],
+  };
+};
+
+/**
+ * GET /payments/deposit-address: the user's account on the chain, created on first request. The
+ * account stream is created with no_stream, the derivation index with the counter's revision, all in
+ * one atomic append: under any concurrency a user gets one account, and no index is given twice.
+ */
+export const getOrCreateDepositAccount = async (
+  services: DepositAccountServices,
+  input: { orgId: string; chainId: string; externalUserId: string },
+  metadata: CommandMetadata,
+): Promise<{ account: Extract<Account, { status: 'Created' }>; created: boolean }> => {
+  checkExternalUserId(input.externalUserId);
+  const accountStream = streams.account(input.orgId, input.chainId, input.externalUserId);
+  for (let attempt = 1; ; attempt++) {
+    const { state, expectedRevision } = await loadAggregate(services.store, accountStream, accountDecider);
+    if (state.status === 'Created') return { account: state, created: false };
+    const now = services.clock();
+    try {
+      const { properties, derivation, appends } = await propertiesFor(services, input.orgId, input.chainId, input.externalUserId, metadata, now);
+      const events: AccountEvent[] = accountDecider.decide(
+        { type: 'CreateAccount', ...input, orgDepositAccountId: randomUUID(), properties, derivation },
+        state,
+        { now },
+      );
+      await services.store.appendMany([...appends, { stream: accountStream, expectedRevision, events: toNewEvents(events, metadata, now) }]);
+      return { account: events.reduce(accountDecider.evolve, state) as Extract<Account, { status: 'Created' }>, created: true };
+    } catch (error) {
+      // a concurrent request created the account, or took the index we counted on: read and decide again
+      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ACCOUNT_ATTEMPTS) {
+        await pauseAfterConflict(attempt);
+        continue;
+      }
+      if (error instanceof DomainError) throw error;
+      throw new DomainError('FAILED_TO_CREATE_DEPOSIT_ACCOUNT', 'The deposit account could not be created; retry shortly', {
+        reason: error instanceof EventStoreUnavailableError ? 'event store unavailable' : 'conflicts or derivation failure',
+      });
+    }
+  }
+};
