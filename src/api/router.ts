@@ -45,5 +45,11 @@ export const errorResponses = (...statuses: number[]) =>
     statuses.map((status) => [status, { description: described[status] ?? 'error', content: { 'application/json': { schema: errorBodySchema } } }]),
   );
 
+/** Routes open to an API key or a person's access token. */
+export const callerSecurity: Record<string, string[]>[] = [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+
+/** SPEC §2.1: ISO 8601 UTC with milliseconds. */
+export const timestampSchema = z.string().openapi({ example: '2026-11-22T10:00:00.000Z' });
+
 /** Errors every authenticated route can answer. */
 export const authenticatedErrors = [401, 429, 500] as const;

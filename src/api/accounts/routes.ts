@@ -1,9 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { pageQuery } from '../pagination.js';
-import { authenticatedErrors, errorResponses } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
 
-const timestamp = z.string().openapi({ example: '2026-11-22T10:00:00.000Z' });
-const security: Record<string, string[]>[] = [{ apiKeyAuth: [] }, { bearerAuth: [] }];
 
 export const accountSchema = z
   .object({
@@ -14,8 +12,8 @@ export const accountSchema = z
     properties: z
       .object({ address: z.string(), destinationTag: z.string().optional().openapi({ description: 'XRP only: the tag a depositor must send' }) })
       .openapi({ description: 'EVM, Bitcoin, Tron: address; XRP: the organization address and this user’s destination tag' }),
-    createdAt: timestamp,
-    updatedAt: timestamp,
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
   })
   .openapi('Account');
 
@@ -24,7 +22,7 @@ export const depositAddressRoute = createRoute({
   path: '/payments/deposit-address',
   tags: ['Deposits'],
   summary: 'The user’s deposit account on a chain, created on first request (one per user per chain, one address for every token of the chain)',
-  security,
+  security: callerSecurity,
   request: {
     query: z.object({
       chainId: z.string().min(1).max(100).openapi({ example: 'eip155:1' }),
@@ -43,7 +41,7 @@ export const listAccountsRoute = createRoute({
   path: '/accounts',
   tags: ['Deposits'],
   summary: 'Every deposit account of the organization, all users and chains, newest first',
-  security,
+  security: callerSecurity,
   request: { query: z.object(pageQuery) },
   responses: {
     200: {

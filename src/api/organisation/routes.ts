@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { authenticatedErrors, errorResponses } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
 
 export const organizationSchema = z
   .object({
@@ -8,21 +8,20 @@ export const organizationSchema = z
     webhookUrl: z.string().nullable(),
     webhookSigningSecret: z.string(),
     minWithdrawalSigners: z.number().int(),
-    createdAt: z.string().openapi({ example: '2026-11-22T10:00:00.000Z' }),
-    updatedAt: z.string(),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
   })
   .openapi('Organization');
 
 const empty = z.object({}).strict().openapi('Empty');
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, content: { 'application/json': { schema } } } });
-const security: Record<string, string[]>[] = [{ apiKeyAuth: [] }, { bearerAuth: [] }];
 
 export const getOrganizationRoute = createRoute({
   method: 'get',
   path: '/organisation',
   tags: ['Organization'],
   summary: 'The caller’s organization',
-  security,
+  security: callerSecurity,
   responses: { ...ok('The organization', organizationSchema), ...errorResponses(...authenticatedErrors) },
 });
 
@@ -40,7 +39,7 @@ export const setWebhookRoute = createRoute({
   path: '/organisation/webhook',
   tags: ['Organization'],
   summary: 'Set the webhook URL (HTTPS; plain HTTP to localhost outside production)',
-  security,
+  security: callerSecurity,
   request: {
     body: {
       required: true,
@@ -55,7 +54,7 @@ export const rotateSigningSecretRoute = createRoute({
   path: '/organisation/webhook/signing-secret',
   tags: ['Organization'],
   summary: 'Rotate the webhook signing secret; deliveries from now on are signed with the new one',
-  security,
+  security: callerSecurity,
   responses: {
     ...ok('The new secret', z.object({ webhookSigningSecret: z.string() }).openapi('WebhookSigningSecret')),
     ...errorResponses(...authenticatedErrors),
@@ -67,7 +66,7 @@ export const setMinSignersRoute = createRoute({
   path: '/organisation/min-withdrawal-signers',
   tags: ['Organization'],
   summary: 'How many signers must approve a withdrawal (1 to the number of users; 1 approves automatically)',
-  security,
+  security: callerSecurity,
   request: {
     body: { required: true, content: { 'application/json': { schema: z.object({ minWithdrawalSigners: z.number().openapi({ example: 2 }) }).strict() } } },
   },

@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { pageQuery } from '../pagination.js';
-import { authenticatedErrors, errorResponses } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 
-const timestamp = z.string().openapi({ example: '2026-11-22T10:00:00.000Z' });
 
 export const deliverySchema = z
   .object({
@@ -12,24 +11,23 @@ export const deliverySchema = z
     type: z.string().openapi({ example: 'deposit.detected' }),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().openapi({ description: 'attempts made in the current schedule (a redelivery starts again at 0)' }),
-    nextAttemptAt: timestamp.nullable().openapi({ description: 'while pending: when the next attempt is due' }),
+    nextAttemptAt: timestampSchema.nullable().openapi({ description: 'while pending: when the next attempt is due' }),
     lastStatusCode: z.number().int().nullable(),
     lastError: z.string().nullable(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    deliveredAt: timestamp.nullable(),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+    deliveredAt: timestampSchema.nullable(),
     payload: z.record(z.string(), z.unknown()).openapi({ description: 'the event object, as sent in the body' }),
   })
   .openapi('WebhookDelivery');
 
-const security: Record<string, string[]>[] = [{ apiKeyAuth: [] }, { bearerAuth: [] }];
 
 export const listDeliveriesRoute = createRoute({
   method: 'get',
   path: '/webhooks/deliveries',
   tags: ['Webhooks'],
   summary: 'The organization’s webhook deliveries, newest first',
-  security,
+  security: callerSecurity,
   request: {
     query: z.object({
       status: z.enum(deliveryStatuses).optional(),
@@ -54,7 +52,7 @@ export const redeliverRoute = createRoute({
   path: '/webhooks/deliveries/{id}/redeliver',
   tags: ['Webhooks'],
   summary: 'Send a delivery again: pending, due now, a fresh retry schedule, the same id',
-  security,
+  security: callerSecurity,
   request: { params: z.object({ id: z.string().max(100).openapi({ param: { name: 'id', in: 'path' } }) }) },
   responses: {
     200: {
