@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { loadSignerMnemonic } from './chains/signer/mnemonic.js';
+import { createSigner, type Signer } from './chains/signer/signer.js';
 import type { Config } from './config/env.js';
 import { createDatabase } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.js';
@@ -19,6 +21,8 @@ export interface Infrastructure {
   store: EventStore;
   eventStoreKind: 'postgres' | 'kurrentdb';
   keyring: Keyring;
+  /** the only holder of private keys; null in production without LEDGERGATE_SIGNER_MNEMONIC (no chain can run) */
+  signer: Signer | null;
   health(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
@@ -43,6 +47,7 @@ export const connectInfrastructure = async (
   const pool = createPool(target, { max: config.DATABASE_POOL_SIZE, purpose });
   try {
     const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
+    const mnemonic = await loadSignerMnemonic({ mnemonic: config.LEDGERGATE_SIGNER_MNEMONIC, dataDir: config.dataDir, isProduction: config.isProduction });
     const { store, kind } = await openEventStore(config, pool, target, logger);
     const applied = await migrateToLatest(pool, readModelMigrations);
     if (applied.length > 0) logger.info('read models migrated', { applied });
@@ -53,6 +58,7 @@ export const connectInfrastructure = async (
       store,
       eventStoreKind: kind,
       keyring,
+      signer: mnemonic === null ? null : createSigner(mnemonic),
       health: async () => {
         const [eventStore, readModels] = await Promise.all([
           store.ping(),

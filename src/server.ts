@@ -1,7 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './api/app.js';
+import { createDevnet } from './chains/devnet/index.js';
+import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
+import { createDepositAddressBook } from './chains/address-book.js';
+import { chainAvailability } from './chains/availability.js';
 import type { Config } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
@@ -34,6 +38,13 @@ const closeServer = (server: ServerType, timeoutMs: number): Promise<void> =>
     if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
 
+/** Production without LEDGERGATE_SIGNER_MNEMONIC: no chain runs, and nothing can derive an address. */
+const signerMissing = {
+  accountXpub: (): never => {
+    throw new Error('no signer: LEDGERGATE_SIGNER_MNEMONIC is not set');
+  },
+};
+
 /**
  * The parts of the service over given infrastructure: the app, the projection runners and the
  * workers. Tests compose it over a test database; startService over the configured one.
@@ -46,6 +57,11 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     clock,
     isProduction: config.isProduction,
   };
+  const depositAccounts: DepositAccountServices = {
+    store: infrastructure.store,
+    clock,
+    addresses: createDepositAddressBook(infrastructure.signer ?? signerMissing),
+  };
   const runners = allProjections().map(
     (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
   );
@@ -56,25 +72,34 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
     logger,
   });
+  // CONTRACT §8: outside production every chain runs on the devnet (its endpoints, its block producer)
+  const devnet = config.isProduction ? null : createDevnet({ db: infrastructure.db, clock, blockTimeMs: config.DEVNET_BLOCK_TIME_MS, logger });
   const app = createApp({
     logger,
     health: infrastructure.health,
     services,
+    depositAccounts,
+    devnet,
+    chains: chainAvailability(config),
     rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
   });
   return {
     app,
     services,
+    depositAccounts,
+    devnet,
     /** catch the read models up (so the first requests see current data), then follow live */
     startWorkers: async () => {
       for (const runner of runners) await runner.catchUp();
       for (const runner of runners) runner.start();
       dispatcher.start();
+      devnet?.startProducer();
     },
     /** projections first (no new outbox rows), then the sends in flight */
     stopWorkers: async () => {
       await Promise.all(runners.map((runner) => runner.stop()));
       await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
+      await devnet?.stopProducer();
     },
   };
 };

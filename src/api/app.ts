@@ -1,9 +1,16 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
+import type { DepositAccountServices } from '../application/deposit-accounts.js';
 import type { OrganizationServices } from '../application/organizations.js';
+import type { ChainAvailability } from '../chains/availability.js';
+import type { Devnet } from '../chains/devnet/index.js';
+import { chainAndTokenChecker } from '../chains/enablement.js';
 import { DomainError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
+import { accountRoutes } from './accounts/index.js';
 import { loginRoutes, profileRoutes } from './auth/index.js';
+import { chainRoutes } from './chains/index.js';
+import { devnetRoutes } from './devnet/index.js';
 import { docsRoutes } from './docs/index.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
@@ -13,18 +20,24 @@ import { limitRate } from './middleware/rate-limit.js';
 import { organisationRoutes } from './organisation/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import { requestContext, type AppEnv } from './request-context.js';
+import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 
 export interface AppDependencies {
   logger: Logger;
   health: HealthCheck;
   services: OrganizationServices;
+  depositAccounts: DepositAccountServices;
+  /** which chains run service-wide; each organization may switch them off */
+  chains: ChainAvailability;
   rateLimits: { perMinute: number; loginPerMinute: number };
+  /** CONTRACT §8: the devnet whose /devnet/* endpoints are mounted; null (always in production): no such routes */
+  devnet?: Devnet | null;
 }
 
 /** Paths behind authentication and the per-caller rate limit; everything else is public or 404. */
 // '/x/*' also matches '/x' itself: each path once, or its middleware would run twice
-const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*'];
+const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts'];
 
 const OPENAPI_INFO = {
   openapi: '3.1.0',
@@ -43,7 +56,7 @@ const fromHttpException = (error: HTTPException): ApiError => {
 };
 
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health, services, rateLimits }: AppDependencies) => {
+export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null }: AppDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
   app.use('*', limitBody());
@@ -53,11 +66,16 @@ export const createApp = ({ logger, health, services, rateLimits }: AppDependenc
   app.route('/', loginRoutes(services, new RateLimiter(rateLimits.loginPerMinute)));
 
   const callerLimiter = new RateLimiter(rateLimits.perMinute);
-  for (const path of PROTECTED_PATHS) app.use(path, authenticate(services), limitRate(callerLimiter));
+  const devnetMounted = devnet !== null && !services.isProduction;
+  for (const path of [...PROTECTED_PATHS, ...(devnetMounted ? ['/devnet/*'] : [])]) app.use(path, authenticate(services), limitRate(callerLimiter));
   app.use('/auth/profile', requirePerson());
   app.route('/', profileRoutes(services));
   app.route('/', organisationRoutes(services));
   app.route('/', webhookRoutes({ db: services.db }));
+  app.route('/', chainRoutes({ db: services.db, availability: chains }));
+  app.route('/', tokenRoutes({ db: services.db, availability: chains }));
+  if (devnetMounted) app.route('/', devnetRoutes(devnet));
+  app.route('/', accountRoutes({ db: services.db, accounts: depositAccounts, checkDepositTarget: chainAndTokenChecker(services.db, chains) }));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

@@ -11,7 +11,6 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   INVALID_WEBHOOK_URL: 400,
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,
-  INVALID_TOKEN: 401,
   INVALID_TOTP: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -26,6 +25,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   PAYLOAD_TOO_LARGE: 413,
   INVALID_CHAIN: 422,
   CHAIN_NOT_ENABLED: 422,
+  // the unknown token id; the JWT's INVALID_TOKEN (401) is an ApiError the authentication middleware raises itself
+  INVALID_TOKEN: 422,
   INVALID_TOKEN_CHAIN: 422,
   TOKEN_NOT_ENABLED: 422,
   INVALID_MIN_SIGNERS: 422,
@@ -41,7 +42,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
 };
 
 /**
- * INVALID_TOKEN means two things in SPEC: an invalid JWT (401) and an unknown token id (422). The
- * code alone cannot tell them apart, so the token-id refusal passes its status explicitly.
+ * The status of a DomainError's code. INVALID_TOKEN means two things in SPEC: an unknown token id
+ * (422, a DomainError, mapped here) and an invalid JWT (401, answered as an ApiError by
+ * middleware/authenticate.ts, which never passes through this table).
  */
 export const statusOf = (code: string): ContentfulStatusCode => statusByCode[code] ?? 500;

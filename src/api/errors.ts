@@ -24,8 +24,8 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  static fromDomain(error: DomainError, status: ContentfulStatusCode = statusOf(error.code)): ApiError {
-    return new ApiError(error.code, status, error.message, error.details);
+  static fromDomain(error: DomainError): ApiError {
+    return new ApiError(error.code, statusOf(error.code), error.message, error.details);
   }
 
   toBody(): ErrorBody {

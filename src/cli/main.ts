@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import { createLogger, type Logger } from '../log.js';
+import { chainSwitchCommand, tokenSwitchCommand } from './chain-switches.js';
 import { bootstrapCommand, userAddCommand } from './organizations.js';
 import { rebuildCommand, statusCommand } from './projections.js';
 import { serveCommand } from './serve.js';
@@ -13,6 +14,10 @@ Usage:
                                           create an organization, its users (signers) and an API key
   ledgergate user add --org <orgId> --username <name> --json
                                           add a user (a signer) to an organization
+  ledgergate chains enable|disable --org <orgId> --chain <chainId>
+                                          switch a chain on or off for an organization
+  ledgergate tokens enable|disable --org <orgId> --token <tokenId>
+                                          switch a token on or off for an organization
   ledgergate migrate                      apply event-store and read-model migrations
   ledgergate projections status           head position and each projection's checkpoint
   ledgergate projections rebuild [name]   replay projections from position 0
@@ -32,6 +37,10 @@ const commands: Record<string, Command> = {
   },
   bootstrap: (config, logger, rest) => bootstrapCommand(config, logger, rest),
   'user add': (config, logger, rest) => userAddCommand(config, logger, rest),
+  'chains enable': chainSwitchCommand(true),
+  'chains disable': chainSwitchCommand(false),
+  'tokens enable': tokenSwitchCommand(true),
+  'tokens disable': tokenSwitchCommand(false),
   'projections status': (config, logger) => statusCommand(config, logger),
   'projections rebuild': (config, logger, rest) => rebuildCommand(config, logger, rest[0]),
 };

@@ -19,12 +19,12 @@ const servicesOf = (infrastructure: Infrastructure, config: Config): Organizatio
  * The new credentials must work as soon as the command returns: with no server running this
  * process applies the projection itself; with one running, it waits for the server to.
  */
-const makeVisible = async (infrastructure: Infrastructure, logger: Logger, position: bigint) => {
+export const makeVisible = async (infrastructure: Infrastructure, logger: Logger, position: bigint) => {
   const runner = new ProjectionRunner({ projection: organizationsProjection, store: infrastructure.store, database: infrastructure.databaseTarget, logger });
   if (!(await runner.catchUp())) await waitForProjection(infrastructure.db, ORGANIZATIONS_PROJECTION, position, 60_000);
 };
 
-const withInfrastructure = async (config: Config, logger: Logger, work: (infrastructure: Infrastructure) => Promise<unknown>) => {
+export const withInfrastructure = async (config: Config, logger: Logger, work: (infrastructure: Infrastructure) => Promise<unknown>) => {
   const infrastructure = await openInfrastructure(config, logger, 'cli');
   try {
     const output = await work(infrastructure);

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { OrganizationEvent } from '../domain/organization/events.js';
 import { streamCategories } from '../domain/streams.js';
@@ -6,6 +6,23 @@ import type { RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const ORGANIZATIONS_PROJECTION = 'organizations';
+
+type SwitchColumn = 'disabled_chain_ids' | 'disabled_token_ids';
+
+// remove before append: the list holds an id once, whatever the events say
+const switchOff = (trx: Transaction<Database>, orgId: string, column: SwitchColumn, id: string, at: string) =>
+  trx
+    .updateTable('organizations')
+    .set({ [column]: sql<string[]>`array_append(array_remove(${sql.ref(column)}, ${id}), ${id})`, updated_at: new Date(at) })
+    .where('id', '=', orgId)
+    .execute();
+
+const switchOn = (trx: Transaction<Database>, orgId: string, column: SwitchColumn, id: string, at: string) =>
+  trx
+    .updateTable('organizations')
+    .set({ [column]: sql<string[]>`array_remove(${sql.ref(column)}, ${id})`, updated_at: new Date(at) })
+    .where('id', '=', orgId)
+    .execute();
 
 const apply = async (trx: Transaction<Database>, event: OrganizationEvent) => {
   switch (event.type) {
@@ -61,6 +78,18 @@ const apply = async (trx: Transaction<Database>, event: OrganizationEvent) => {
         .set({ min_withdrawal_signers: event.data.minWithdrawalSigners, updated_at: new Date(event.data.changedAt) })
         .where('id', '=', event.data.orgId)
         .execute();
+      return;
+    case 'ChainDisabled':
+      await switchOff(trx, event.data.orgId, 'disabled_chain_ids', event.data.chainId, event.data.disabledAt);
+      return;
+    case 'ChainEnabled':
+      await switchOn(trx, event.data.orgId, 'disabled_chain_ids', event.data.chainId, event.data.enabledAt);
+      return;
+    case 'TokenDisabled':
+      await switchOff(trx, event.data.orgId, 'disabled_token_ids', event.data.tokenId, event.data.disabledAt);
+      return;
+    case 'TokenEnabled':
+      await switchOn(trx, event.data.orgId, 'disabled_token_ids', event.data.tokenId, event.data.enabledAt);
       return;
     default: {
       const _exhaustive: never = event;

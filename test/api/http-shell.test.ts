@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import type { DepositAccountServices } from '../../src/application/deposit-accounts.js';
 import type { OrganizationServices } from '../../src/application/organizations.js';
 import { createLogger } from '../../src/log.js';
 
@@ -7,7 +8,14 @@ const appWith = (health: () => Promise<Record<string, boolean>>) => {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
   // these routes never reach the services: an empty stand-in keeps the test about the shell
-  const app = createApp({ logger, health, services: {} as OrganizationServices, rateLimits: { perMinute: 100, loginPerMinute: 10 } });
+  const app = createApp({
+    logger,
+    health,
+    services: {} as OrganizationServices,
+    depositAccounts: {} as DepositAccountServices,
+    chains: { isChainRunning: () => false },
+    rateLimits: { perMinute: 100, loginPerMinute: 10 },
+  });
   return { app, lines };
 };
 

@@ -18,11 +18,13 @@ export type TestService = Awaited<ReturnType<typeof startTestService>>;
  * The whole service over a fresh test database, driven through app.request (no socket), with a
  * clock the test moves: TOTP steps and token expiry without waiting.
  */
-export const startTestService = async (env: Record<string, string> = {}) => {
+export const startTestService = async (env: Record<string, string> = {}, options: { captureLogs?: boolean } = {}) => {
   const database = await createTestDatabase('api');
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-api-'));
   const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', ...env });
-  const logger = createLogger('silent');
+  /** every log line of the run, at debug level, when asked (tests grep them for secrets) */
+  const logLines: string[] = [];
+  const logger = options.captureLogs ? createLogger('debug', {}, (line) => logLines.push(line)) : createLogger('silent');
   const infrastructure = await connectInfrastructure(database.config, config, logger, 'test', async () => {
     await database.drop();
     await fs.rm(dataDir, { recursive: true, force: true });
@@ -48,6 +50,8 @@ export const startTestService = async (env: Record<string, string> = {}) => {
   return {
     app: service.app,
     services: service.services,
+    logLines,
+    dataDir,
     infrastructure,
     request,
     now: () => now,

@@ -11,7 +11,7 @@ export interface AccountRouteDependencies {
   db: Kysely<Database>;
   accounts: DepositAccountServices;
   /** throws the SPEC chain and token errors (INVALID_CHAIN, CHAIN_NOT_ENABLED, INVALID_TOKEN, …) */
-  checkDepositTarget(orgId: string, chainId: string, tokenId: string): void;
+  checkDepositTarget(orgId: string, chainId: string, tokenId: string): Promise<unknown>;
 }
 
 type AccountRow = { org_id: string; chain_id: string; external_user_id: string; org_deposit_account_id: string; address: string; destination_tag: string | null; created_at: Date; updated_at: Date };
@@ -30,7 +30,7 @@ export const accountRoutes = ({ db, accounts, checkDepositTarget }: AccountRoute
   const depositAddress: RouteHandler<typeof depositAddressRoute, AppEnv> = async (c) => {
     const { chainId, tokenId, userId } = c.req.valid('query');
     const { orgId, userId: actor } = c.get('principal');
-    checkDepositTarget(orgId, chainId, tokenId);
+    await checkDepositTarget(orgId, chainId, tokenId);
     // answered from the account's own stream: consistent at once, whatever the projection's lag
     const { account } = await getOrCreateDepositAccount(accounts, { orgId, chainId, externalUserId: userId }, { actor, orgId, requestId: c.get('requestId') });
     const { orgDepositAccountId, properties, createdAt } = account;

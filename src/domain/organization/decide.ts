@@ -1,3 +1,4 @@
+import { requireKnownToken, requireSupportedChain } from '../../chains/caip.js';
 import type { DecideContext, Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { OrganizationEvent } from './events.js';
@@ -26,7 +27,12 @@ export type OrganizationCommand =
   | { type: 'RotateApiKey'; keyId: string; keyDigest: string; userId: string }
   | { type: 'SetWebhookUrl'; webhookUrl: string }
   | { type: 'RotateWebhookSigningSecret'; webhookSigningSecretEncrypted: string }
-  | { type: 'ChangeMinWithdrawalSigners'; minWithdrawalSigners: number };
+  | { type: 'ChangeMinWithdrawalSigners'; minWithdrawalSigners: number }
+  /** switching a chain or token off or on again; asking for the state it is already in changes nothing */
+  | { type: 'DisableChain'; chainId: string }
+  | { type: 'EnableChain'; chainId: string }
+  | { type: 'DisableToken'; tokenId: string }
+  | { type: 'EnableToken'; tokenId: string };
 
 const invalidMinSigners = (value: number, users: number) =>
   new DomainError('INVALID_MIN_SIGNERS', `minWithdrawalSigners must be an integer between 1 and ${users} (the number of signers)`, {
@@ -121,6 +127,31 @@ export const decideOrganization = (command: OrganizationCommand, state: Organiza
       return [
         { type: 'MinWithdrawalSignersChanged', data: { orgId: organization.orgId, minWithdrawalSigners: command.minWithdrawalSigners, changedAt: at } },
       ];
+    }
+    case 'DisableChain': {
+      const organization = active(state);
+      const { id: chainId } = requireSupportedChain(command.chainId);
+      if (organization.disabledChainIds.includes(chainId)) return [];
+      return [{ type: 'ChainDisabled', data: { orgId: organization.orgId, chainId, disabledAt: at } }];
+    }
+    case 'EnableChain': {
+      const organization = active(state);
+      const { id: chainId } = requireSupportedChain(command.chainId);
+      if (!organization.disabledChainIds.includes(chainId)) return [];
+      return [{ type: 'ChainEnabled', data: { orgId: organization.orgId, chainId, enabledAt: at } }];
+    }
+    case 'DisableToken': {
+      const organization = active(state);
+      // the catalog's id: an ERC-20 contract given in another case is the same token
+      const { id: tokenId } = requireKnownToken(command.tokenId);
+      if (organization.disabledTokenIds.includes(tokenId)) return [];
+      return [{ type: 'TokenDisabled', data: { orgId: organization.orgId, tokenId, disabledAt: at } }];
+    }
+    case 'EnableToken': {
+      const organization = active(state);
+      const { id: tokenId } = requireKnownToken(command.tokenId);
+      if (!organization.disabledTokenIds.includes(tokenId)) return [];
+      return [{ type: 'TokenEnabled', data: { orgId: organization.orgId, tokenId, enabledAt: at } }];
     }
     default: {
       const _exhaustive: never = command;

@@ -20,7 +20,12 @@ export type OrganizationEvent =
   | DomainEvent<'ApiKeyIssued', { orgId: string; keyId: string; keyDigest: string; userId: string; revokedKeyId: string | null; issuedAt: string }>
   | DomainEvent<'WebhookUrlSet', { orgId: string; webhookUrl: string; setAt: string }>
   | DomainEvent<'WebhookSigningSecretRotated', { orgId: string; webhookSigningSecretEncrypted: string; rotatedAt: string }>
-  | DomainEvent<'MinWithdrawalSignersChanged', { orgId: string; minWithdrawalSigners: number; changedAt: string }>;
+  | DomainEvent<'MinWithdrawalSignersChanged', { orgId: string; minWithdrawalSigners: number; changedAt: string }>
+  /** the organization switched a chain off (its deposits, addresses and withdrawals are refused) or on again */
+  | DomainEvent<'ChainDisabled', { orgId: string; chainId: string; disabledAt: string }>
+  | DomainEvent<'ChainEnabled', { orgId: string; chainId: string; enabledAt: string }>
+  | DomainEvent<'TokenDisabled', { orgId: string; tokenId: string; disabledAt: string }>
+  | DomainEvent<'TokenEnabled', { orgId: string; tokenId: string; enabledAt: string }>;
 
 export type OrganizationEventType = OrganizationEvent['type'];
 

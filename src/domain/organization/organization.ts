@@ -18,6 +18,9 @@ export type Organization =
       webhookUrl: string | null;
       webhookSigningSecretEncrypted: string;
       minWithdrawalSigners: number;
+      /** chains and tokens this organization switched off (CAIP-2 / CAIP-19 ids); everything else is on */
+      disabledChainIds: string[];
+      disabledTokenIds: string[];
       createdAt: string;
       updatedAt: string;
     };
@@ -39,6 +42,8 @@ export const evolveOrganization = (state: Organization, event: OrganizationEvent
         webhookUrl,
         webhookSigningSecretEncrypted,
         minWithdrawalSigners,
+        disabledChainIds: [],
+        disabledTokenIds: [],
         createdAt,
         updatedAt: createdAt,
       };
@@ -62,6 +67,22 @@ export const evolveOrganization = (state: Organization, event: OrganizationEvent
     case 'MinWithdrawalSignersChanged':
       return state.status === 'Active'
         ? { ...state, minWithdrawalSigners: event.data.minWithdrawalSigners, updatedAt: event.data.changedAt }
+        : state;
+    case 'ChainDisabled':
+      return state.status === 'Active'
+        ? { ...state, disabledChainIds: [...state.disabledChainIds, event.data.chainId], updatedAt: event.data.disabledAt }
+        : state;
+    case 'ChainEnabled':
+      return state.status === 'Active'
+        ? { ...state, disabledChainIds: state.disabledChainIds.filter((id) => id !== event.data.chainId), updatedAt: event.data.enabledAt }
+        : state;
+    case 'TokenDisabled':
+      return state.status === 'Active'
+        ? { ...state, disabledTokenIds: [...state.disabledTokenIds, event.data.tokenId], updatedAt: event.data.disabledAt }
+        : state;
+    case 'TokenEnabled':
+      return state.status === 'Active'
+        ? { ...state, disabledTokenIds: state.disabledTokenIds.filter((id) => id !== event.data.tokenId), updatedAt: event.data.enabledAt }
         : state;
     default: {
       const _exhaustive: never = event;

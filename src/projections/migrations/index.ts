@@ -3,6 +3,8 @@ import * as checkpoints from './20261122T0910-projection-checkpoints.js';
 import * as organizations from './20261122T1000-organizations.js';
 import * as webhooks from './20261122T1010-webhooks.js';
 import * as accounts from './20261122T1100-accounts.js';
+import * as organizationSwitches from './20261122T1130-organization-switches.js';
+import * as devnet from './20261122T1300-devnet.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
@@ -12,5 +14,7 @@ export const readModelMigrations: MigrationSet = {
     '20261122T1000-organizations': organizations,
     '20261122T1010-webhooks': webhooks,
     '20261122T1100-accounts': accounts,
+    '20261122T1130-organization-switches': organizationSwitches,
+    '20261122T1300-devnet': devnet,
   },
 };

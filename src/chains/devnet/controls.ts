@@ -1,0 +1,129 @@
+import type { ChainDefinition } from '../chain.js';
+import type { BlockHeader } from '../gateway.js';
+import { parseXrpRecipient } from '../xrp/address.js';
+import { admitSigned } from './broadcast.js';
+import { nextSyntheticNumber, withLockedChain, type ChainState } from './chain-state.js';
+import { signFaucetTransfer } from './faucet.js';
+import { faucetKey } from './faucet-keys.js';
+import { canonicalAddress, canonicalAsset, syntheticTransactionHash } from './hashes.js';
+import { enqueue } from './mempool.js';
+import { mineBlock, reorganize } from './mining.js';
+import type { DevnetDb } from './tables.js';
+
+export type DevnetFault = 'broadcast_error' | 'revert';
+
+export interface DevnetDeposit {
+  toAddress: string;
+  /** 'native' or the token contract */
+  asset: string;
+  amount: bigint;
+  destinationTag?: number | null;
+  /** absent: the faucet signs it; present: an external transfer from that address (the devnet holds no key for it) */
+  fromAddress?: string | null;
+}
+
+/** What only a devnet can do (CONTRACT §8): its endpoints and the block producer drive a chain through this. */
+export interface DevnetControls {
+  readonly chain: ChainDefinition;
+  /** the address the devnet's own deposits come from */
+  readonly faucetAddress: string;
+  /** an incoming transfer, mined right away in a new block (with the rest of the mempool) */
+  deposit(deposit: DevnetDeposit): Promise<{ txHash: string; blockNumber: number }>;
+  /** mines `count` blocks now; returns the new head */
+  mine(count?: number): Promise<BlockHeader>;
+  /** mines a block when the head is at least `blockTimeMs` old (by the devnet's clock); null when it is not due */
+  mineIfDue(blockTimeMs: number): Promise<BlockHeader | null>;
+  /** replaces the last `depth` blocks with empty ones; returns the new head */
+  reorg(depth: number): Promise<BlockHeader>;
+  /** the next `count` broadcasts on this chain fail that way (count 0 clears it) */
+  setFault(fault: DevnetFault, count: number): Promise<void>;
+  /** XRP: the account requires a destination tag from now on (RequireDest) */
+  requireDestinationTag(address: string): Promise<void>;
+}
+
+export interface DevnetDependencies {
+  db: DevnetDb;
+  clock: () => Date;
+}
+
+/** The most blocks one request mines. */
+export const MAX_BLOCKS_PER_REQUEST = 1000;
+
+/**
+ * A deposit from an address the devnet holds no key for: recorded as an external transaction of
+ * that sender (no signature, no fee, nothing debited from it), the way a watcher sees a transfer
+ * made elsewhere.
+ */
+const enqueueExternal = async (trx: DevnetDb, state: ChainState, deposit: DevnetDeposit & { fromAddress: string }, to: string): Promise<string> => {
+  const { chain } = state;
+  const hash = syntheticTransactionHash(chain, 'external', await nextSyntheticNumber(trx, chain.id));
+  const from = canonicalAddress(chain.family, deposit.fromAddress);
+  const transfer = { index: 0, from, to, asset: deposit.asset, amount: deposit.amount, destinationTag: deposit.destinationTag ?? null };
+  await enqueue(trx, chain.id, { hash, kind: 'external', raw: null, sender: from, nonce: null, fee: 0n, spends: [], error: null, transfers: [transfer] }, false);
+  return hash;
+};
+
+export const createDevnetControls = (chain: ChainDefinition, { db, clock }: DevnetDependencies): DevnetControls => ({
+  chain,
+  faucetAddress: faucetKey(chain).address,
+
+  deposit: (deposit) =>
+    withLockedChain(db, chain, async (trx, state) => {
+      if (deposit.amount <= 0n) throw new RangeError('a deposit moves a positive amount');
+      const to = canonicalAddress(chain.family, deposit.toAddress);
+      const asset = canonicalAsset(chain.family, deposit.asset);
+      // an X-address carries its own tag; an explicit destinationTag wins
+      const destinationTag = deposit.destinationTag ?? (chain.family === 'xrp' ? parseXrpRecipient(deposit.toAddress, chain.network).tag : null);
+      const request = { ...deposit, asset, destinationTag };
+      let txHash: string;
+      if (deposit.fromAddress) {
+        txHash = await enqueueExternal(trx, state, { ...request, fromAddress: deposit.fromAddress }, to);
+      } else {
+        const raw = await signFaucetTransfer(trx, state, { to, asset, amount: deposit.amount, destinationTag }, clock());
+        // the faucet's transaction takes the broadcast path (decoded, verified, admitted), without faults
+        const admission = await admitSigned(trx, state, raw, { withFaults: false });
+        if ('refused' in admission) throw new Error(`the devnet refused its own faucet transaction: ${admission.refused}`);
+        txHash = admission.txHash;
+      }
+      const block = await mineBlock(trx, state, clock());
+      return { txHash, blockNumber: block.number };
+    }),
+
+  mine: (count = 1) => {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_BLOCKS_PER_REQUEST) throw new RangeError(`mine 1..${MAX_BLOCKS_PER_REQUEST} blocks at a time`);
+    return withLockedChain(db, chain, async (trx, state) => {
+      let head = state.head;
+      for (let mined = 0; mined < count; mined++) head = await mineBlock(trx, state, clock());
+      return head;
+    });
+  },
+
+  mineIfDue: (blockTimeMs) =>
+    withLockedChain(db, chain, async (trx, state) => {
+      const now = clock();
+      if (now.getTime() - new Date(state.head.timestamp).getTime() < blockTimeMs) return null;
+      return mineBlock(trx, state, now);
+    }),
+
+  reorg: (depth) => withLockedChain(db, chain, (trx, state) => reorganize(trx, state, depth)),
+
+  setFault: (fault, count) =>
+    withLockedChain(db, chain, async (trx) => {
+      await trx
+        .updateTable('devnet_chains')
+        .set({ fault: count > 0 ? fault : null, fault_remaining: count })
+        .where('chain_id', '=', chain.id)
+        .execute();
+    }),
+
+  requireDestinationTag: (address) => {
+    if (chain.family !== 'xrp') throw new RangeError(`${chain.id} has no destination tags`);
+    return withLockedChain(db, chain, async (trx) => {
+      await trx
+        .insertInto('devnet_accounts')
+        .values({ chain_id: chain.id, address: canonicalAddress('xrp', address), requires_destination_tag: true })
+        .onConflict((conflict) => conflict.columns(['chain_id', 'address']).doUpdateSet({ requires_destination_tag: true }))
+        .execute();
+    });
+  },
+});

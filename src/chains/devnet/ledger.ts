@@ -1,0 +1,149 @@
+import { sql } from 'kysely';
+import type { ChainDefinition } from '../chain.js';
+import type { DevnetDb } from './tables.js';
+
+/**
+ * What the devnet's state says, computed from its transactions rather than kept as running
+ * totals: a transfer counts while its transaction is mined, a fee while it is mined or failed.
+ * A reorg or a dropped transaction therefore undoes balances and outputs by changing a status.
+ *
+ * `view` chooses which pending transactions count as well (the mempool as a node sees it when it
+ * admits or mines a transaction): those queued before `beforeSeq`. `CONFIRMED` counts none.
+ */
+export interface StateView {
+  beforeSeq: string | null;
+}
+export const CONFIRMED: StateView = { beforeSeq: null };
+/** every pending transaction: what a new broadcast is admitted against */
+export const WHOLE_MEMPOOL: StateView = { beforeSeq: '9223372036854775807' };
+
+const toBigInt = (value: string | number | bigint | null | undefined) => BigInt(value ?? 0);
+
+/**
+ * Account chains (EVM, Tron, XRP): received − sent − fees. Pending credits (the faucet's minted
+ * funds) count as received in a view with a mempool, so the faucet can spend them in the same block;
+ * other pending incoming funds do not, as on a real node.
+ */
+export const accountBalance = async (db: DevnetDb, chainId: string, address: string, asset: string, view: StateView): Promise<bigint> => {
+  const seq = view.beforeSeq;
+  const { rows } = await sql<{ incoming: string; outgoing: string; fees: string }>`
+    select
+      (select coalesce(sum(t.amount), 0) from devnet_transfers t
+         join devnet_transactions x on x.chain_id = t.chain_id and x.hash = t.tx_hash
+        where t.chain_id = ${chainId} and t.to_address = ${address} and t.asset = ${asset}
+          and (x.status = 'mined' or (x.status = 'pending' and x.kind = 'credit' and x.seq < ${seq}::bigint))) as incoming,
+      (select coalesce(sum(t.amount), 0) from devnet_transfers t
+         join devnet_transactions x on x.chain_id = t.chain_id and x.hash = t.tx_hash
+        where t.chain_id = ${chainId} and t.from_address = ${address} and t.asset = ${asset} and x.kind = 'signed'
+          and (x.status = 'mined' or (x.status = 'pending' and x.error is null and x.seq < ${seq}::bigint))) as outgoing,
+      (select coalesce(sum(x.fee), 0) from devnet_transactions x
+        where x.chain_id = ${chainId} and x.sender = ${address} and x.kind = 'signed'
+          and (x.status in ('mined', 'failed') or (x.status = 'pending' and x.seq < ${seq}::bigint))) as fees
+  `.execute(db);
+  const row = rows[0]!;
+  return toBigInt(row.incoming) - toBigInt(row.outgoing) - (asset === 'native' ? toBigInt(row.fees) : 0n);
+};
+
+/** Transactions an account has signed that used up a nonce/sequence: mined or failed, and pending ones in view. */
+export const usedNonces = async (db: DevnetDb, chainId: string, sender: string, view: StateView): Promise<number> => {
+  const { rows } = await sql<{ used: string }>`
+    select count(*) as used from devnet_transactions x
+     where x.chain_id = ${chainId} and x.sender = ${sender} and x.kind = 'signed'
+       and (x.status in ('mined', 'failed') or (x.status = 'pending' and x.seq < ${view.beforeSeq}::bigint))
+  `.execute(db);
+  return Number(rows[0]!.used);
+};
+
+/** XRPL accounts start at sequence 1 here (a real ledger starts them at the ledger index that funded them). */
+export const firstNonce = (chain: ChainDefinition): number => (chain.family === 'xrp' ? 1 : 0);
+
+export interface OutputRow {
+  txHash: string;
+  index: number;
+  address: string;
+  amount: bigint;
+  /** null while the creating transaction is pending */
+  blockNumber: number | null;
+}
+
+/**
+ * Bitcoin outputs that exist in the view: made by a mined transaction, or a pending one in view
+ * (a node relays chains of unconfirmed transactions). Outputs of failed or dropped ones do not.
+ */
+const existingOutputs = (view: StateView) => sql`
+  select t.tx_hash, t.transfer_index, t.to_address, t.amount, x.block_number
+    from devnet_transfers t
+    join devnet_transactions x on x.chain_id = t.chain_id and x.hash = t.tx_hash
+   where (x.status = 'mined' or (x.status = 'pending' and x.seq < ${view.beforeSeq}::bigint))`;
+
+/** Spends that hold in the view: by a mined or failed transaction, or a pending one in view. */
+const holdingSpends = (view: StateView) => sql`
+  select s.chain_id, s.output_tx_hash, s.output_index, s.tx_hash
+    from devnet_spends s
+    join devnet_transactions x on x.chain_id = s.chain_id and x.hash = s.tx_hash
+   where (x.status in ('mined', 'failed') or (x.status = 'pending' and x.seq < ${view.beforeSeq}::bigint))`;
+
+interface OutputQueryRow {
+  tx_hash: string;
+  transfer_index: number;
+  to_address: string;
+  amount: string;
+  block_number: number | null;
+}
+
+const toOutput = (row: OutputQueryRow): OutputRow => ({
+  txHash: row.tx_hash,
+  index: row.transfer_index,
+  address: row.to_address,
+  amount: BigInt(row.amount),
+  blockNumber: row.block_number,
+});
+
+/** Unspent outputs of these addresses in the view, oldest first. */
+export const unspentOutputsOf = async (db: DevnetDb, chainId: string, addresses: readonly string[], view: StateView, limit = 1000): Promise<OutputRow[]> => {
+  if (addresses.length === 0) return [];
+  const { rows } = await sql<OutputQueryRow>`
+    select o.* from (${existingOutputs(view)} and t.chain_id = ${chainId} and t.to_address in (${sql.join(addresses)})) o
+     where not exists (select 1 from (${holdingSpends(view)}) s
+                        where s.chain_id = ${chainId} and s.output_tx_hash = o.tx_hash and s.output_index = o.transfer_index)
+     order by o.block_number nulls last, o.tx_hash, o.transfer_index
+     limit ${limit}
+  `.execute(db);
+  return rows.map(toOutput);
+};
+
+/** One output, if it exists in the view (spent or not): what a spending transaction's signature commits to. */
+export const outputAt = async (db: DevnetDb, chainId: string, txHash: string, index: number, view: StateView): Promise<OutputRow | undefined> => {
+  const { rows } = await sql<OutputQueryRow>`${existingOutputs(view)} and t.chain_id = ${chainId} and t.tx_hash = ${txHash} and t.transfer_index = ${index}`.execute(db);
+  return rows[0] ? toOutput(rows[0]) : undefined;
+};
+
+/** The transaction that spends an output in the view, other than `except`. */
+export const spenderOf = async (db: DevnetDb, chainId: string, txHash: string, index: number, view: StateView, except: string): Promise<string | undefined> => {
+  const { rows } = await sql<{ tx_hash: string }>`
+    select s.tx_hash from (${holdingSpends(view)}) s
+     where s.chain_id = ${chainId} and s.output_tx_hash = ${txHash} and s.output_index = ${index} and s.tx_hash <> ${except}
+     limit 1
+  `.execute(db);
+  return rows[0]?.tx_hash;
+};
+
+export const requiresDestinationTag = async (db: DevnetDb, chainId: string, address: string): Promise<boolean> => {
+  const row = await db
+    .selectFrom('devnet_accounts')
+    .select('requires_destination_tag')
+    .where('chain_id', '=', chainId)
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row?.requires_destination_tag ?? false;
+};
+
+/** Bitcoin: the confirmed balance of an address is the sum of its confirmed, unspent outputs. */
+export const bitcoinBalance = async (db: DevnetDb, chainId: string, address: string): Promise<bigint> => {
+  const { rows } = await sql<{ total: string }>`
+    select coalesce(sum(o.amount), 0) as total from (${existingOutputs(CONFIRMED)} and t.chain_id = ${chainId} and t.to_address = ${address}) o
+     where not exists (select 1 from (${holdingSpends(CONFIRMED)}) s
+                        where s.chain_id = ${chainId} and s.output_tx_hash = o.tx_hash and s.output_index = o.transfer_index)
+  `.execute(db);
+  return BigInt(rows[0]!.total);
+};

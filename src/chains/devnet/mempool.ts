@@ -1,0 +1,109 @@
+import type { ChainDefinition, DecodedTransfer } from '../chain.js';
+import { accountBalance, firstNonce, outputAt, spenderOf, usedNonces, type StateView } from './ledger.js';
+import type { DevnetDb, DevnetTransactionKind } from './tables.js';
+
+/** A transaction as the devnet keeps it, whether decoded from a broadcast or made by the devnet. */
+export interface MempoolEntry {
+  hash: string;
+  kind: DevnetTransactionKind;
+  raw: string | null;
+  sender: string | null;
+  nonce: number | null;
+  /** what mining charges the sender (native base units) */
+  fee: bigint;
+  transfers: DecodedTransfer[];
+  spends: { txHash: string; index: number }[];
+  /** set when the transaction is admitted but will fail once mined (a revert fault, a missing destination tag) */
+  error: string | null;
+}
+
+/** Adds a transaction to the mempool, or puts a dropped one back (a re-broadcast after a reorg). */
+export const enqueue = async (trx: DevnetDb, chainId: string, entry: MempoolEntry, previouslyDropped: boolean): Promise<void> => {
+  if (previouslyDropped) {
+    await trx
+      .updateTable('devnet_transactions')
+      .set((eb) => ({ status: 'pending', block_number: null, error: entry.error, fee: entry.fee.toString(), seq: eb.fn('nextval', [eb.val('devnet_transaction_seq')]) }))
+      .where('chain_id', '=', chainId)
+      .where('hash', '=', entry.hash)
+      .execute();
+    return;
+  }
+  await trx
+    .insertInto('devnet_transactions')
+    .values({
+      chain_id: chainId,
+      hash: entry.hash,
+      kind: entry.kind,
+      raw: entry.raw,
+      status: 'pending',
+      block_number: null,
+      sender: entry.sender,
+      nonce: entry.nonce,
+      fee: entry.fee.toString(),
+      error: entry.error,
+    })
+    .execute();
+  if (entry.transfers.length > 0) {
+    await trx
+      .insertInto('devnet_transfers')
+      .values(
+        entry.transfers.map((transfer, position) => ({
+          chain_id: chainId,
+          tx_hash: entry.hash,
+          position,
+          transfer_index: transfer.index,
+          from_address: transfer.from,
+          to_address: transfer.to,
+          asset: transfer.asset,
+          amount: transfer.amount.toString(),
+          destination_tag: transfer.destinationTag,
+        })),
+      )
+      .execute();
+  }
+  if (entry.spends.length > 0) {
+    await trx
+      .insertInto('devnet_spends')
+      .values(entry.spends.map((spend) => ({ chain_id: chainId, tx_hash: entry.hash, output_tx_hash: spend.txHash, output_index: spend.index })))
+      .execute();
+  }
+};
+
+/** What the sender must hold of each asset: the amounts it sends, and the fee in the native asset. */
+const requiredFunds = (entry: MempoolEntry): Map<string, bigint> => {
+  const required = new Map<string, bigint>([['native', entry.fee]]);
+  for (const transfer of entry.transfers) {
+    if (transfer.from === entry.sender) required.set(transfer.asset, (required.get(transfer.asset) ?? 0n) + transfer.amount);
+  }
+  return required;
+};
+
+/**
+ * Why a node would refuse a signed transaction against the state in `view`, or null. The same
+ * rules admit a broadcast (against the whole mempool) and re-check a pending transaction when it is
+ * mined (against what is queued before it), which drops transactions a reorg made invalid.
+ */
+export const admissionRefusal = async (trx: DevnetDb, chain: ChainDefinition, entry: MempoolEntry, view: StateView): Promise<string | null> => {
+  if (entry.kind !== 'signed' || entry.sender === null) return null;
+  if (chain.family === 'bitcoin') {
+    for (const spend of entry.spends) {
+      const output = await outputAt(trx, chain.id, spend.txHash, spend.index, view);
+      if (!output) return `input ${spend.txHash}:${spend.index} does not exist (or is not confirmed before this transaction)`;
+      const spender = await spenderOf(trx, chain.id, spend.txHash, spend.index, view, entry.hash);
+      if (spender) return `input ${spend.txHash}:${spend.index} is already spent by ${spender}`;
+    }
+    return null;
+  }
+  if (chain.family === 'evm' || chain.family === 'xrp') {
+    const expected = firstNonce(chain) + (await usedNonces(trx, chain.id, entry.sender, view));
+    if (entry.nonce !== expected) {
+      const word = chain.family === 'evm' ? 'nonce' : 'sequence';
+      return `${word} ${entry.nonce} is not the account's next ${word} (${expected})`;
+    }
+  }
+  for (const [asset, required] of requiredFunds(entry)) {
+    const balance = await accountBalance(trx, chain.id, entry.sender, asset, view);
+    if (balance < required) return `insufficient funds: ${entry.sender} holds ${balance} of ${asset}, the transaction needs ${required}`;
+  }
+  return null;
+};

@@ -1,0 +1,133 @@
+import { DomainError } from '../../domain/errors.js';
+import type { DecodedTransfer } from '../chain.js';
+import type { BlockHeader } from '../gateway.js';
+import type { ChainState } from './chain-state.js';
+import { blockHash } from './hashes.js';
+import { admissionRefusal, type MempoolEntry } from './mempool.js';
+import type { DevnetDb } from './tables.js';
+
+/** A block takes at most this many mempool transactions; the rest wait for the next one. */
+export const MAX_TRANSACTIONS_PER_BLOCK = 1000;
+
+/** The pending transactions in mempool order, with their transfers and spends. */
+const pendingEntries = async (trx: DevnetDb, chainId: string) => {
+  const rows = await trx
+    .selectFrom('devnet_transactions')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .where('status', '=', 'pending')
+    .orderBy('seq')
+    .limit(MAX_TRANSACTIONS_PER_BLOCK)
+    .execute();
+  if (rows.length === 0) return [];
+  const hashes = rows.map((row) => row.hash);
+  const transfers = await trx.selectFrom('devnet_transfers').selectAll().where('chain_id', '=', chainId).where('tx_hash', 'in', hashes).orderBy('position').execute();
+  const spends = await trx.selectFrom('devnet_spends').selectAll().where('chain_id', '=', chainId).where('tx_hash', 'in', hashes).execute();
+  return rows.map((row) => {
+    const entry: MempoolEntry = {
+      hash: row.hash,
+      kind: row.kind,
+      raw: row.raw,
+      sender: row.sender,
+      nonce: row.nonce,
+      fee: BigInt(row.fee),
+      error: row.error,
+      transfers: transfers
+        .filter((transfer) => transfer.tx_hash === row.hash)
+        .map(
+          (transfer): DecodedTransfer => ({
+            index: transfer.transfer_index,
+            from: transfer.from_address,
+            to: transfer.to_address,
+            asset: transfer.asset,
+            amount: BigInt(transfer.amount),
+            destinationTag: transfer.destination_tag === null ? null : Number(transfer.destination_tag),
+          }),
+        ),
+      spends: spends.filter((spend) => spend.tx_hash === row.hash).map((spend) => ({ txHash: spend.output_tx_hash, index: spend.output_index })),
+    };
+    return { seq: row.seq, entry };
+  });
+};
+
+const laterOf = (clockTime: Date, parentTimestamp: string) => {
+  const parent = new Date(parentTimestamp);
+  return clockTime.getTime() > parent.getTime() ? clockTime : parent;
+};
+
+/**
+ * Mines one block on top of the head (inside withLockedChain): the mempool in order, each
+ * transaction re-checked against what precedes it (one a reorg made invalid is dropped); a
+ * transaction admitted to fail is mined as failed (fee charged, transfers not applied).
+ */
+export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date): Promise<BlockHeader> => {
+  const { chain } = state;
+  const included: MempoolEntry[] = [];
+  for (const { seq, entry } of await pendingEntries(trx, chain.id)) {
+    const refusal = await admissionRefusal(trx, chain, entry, { beforeSeq: seq });
+    if (refusal) {
+      await trx.updateTable('devnet_transactions').set({ status: 'dropped', error: refusal }).where('chain_id', '=', chain.id).where('hash', '=', entry.hash).execute();
+    } else {
+      included.push(entry);
+    }
+  }
+  const number = state.head.number + 1;
+  const timestamp = laterOf(now, state.head.timestamp);
+  const hash = blockHash(chain, { number, parentHash: state.head.hash, timestamp, transactionHashes: included.map((entry) => entry.hash), salt: state.reorgCount });
+  await trx.insertInto('devnet_blocks').values({ chain_id: chain.id, number, hash, parent_hash: state.head.hash, timestamp }).execute();
+  const failing = included.filter((entry) => entry.error !== null).map((entry) => entry.hash);
+  const succeeding = included.filter((entry) => entry.error === null).map((entry) => entry.hash);
+  if (succeeding.length > 0) {
+    await trx.updateTable('devnet_transactions').set({ status: 'mined', block_number: number }).where('chain_id', '=', chain.id).where('hash', 'in', succeeding).execute();
+  }
+  if (failing.length > 0) {
+    await trx.updateTable('devnet_transactions').set({ status: 'failed', block_number: number }).where('chain_id', '=', chain.id).where('hash', 'in', failing).execute();
+  }
+  await trx.updateTable('devnet_chains').set({ head_number: number }).where('chain_id', '=', chain.id).execute();
+  const header: BlockHeader = { number, hash, parentHash: state.head.hash, timestamp: timestamp.toISOString() };
+  state.head = header;
+  return header;
+};
+
+/** The deepest reorg the devnet performs. */
+export const MAX_REORG_DEPTH = 100;
+
+/**
+ * Replaces the last `depth` blocks with empty blocks of the same heights and times but new hashes
+ * (inside withLockedChain). Their transactions are dropped, not re-queued: their transfers, fees and
+ * outputs stop counting; a re-broadcast puts one back in the mempool.
+ */
+export const reorganize = async (trx: DevnetDb, state: ChainState, depth: number): Promise<BlockHeader> => {
+  const { chain } = state;
+  if (!Number.isInteger(depth) || depth < 1 || depth > Math.min(MAX_REORG_DEPTH, state.head.number)) {
+    const maximum = Math.min(MAX_REORG_DEPTH, state.head.number);
+    throw new DomainError('BAD_REQUEST', `the reorg depth must be between 1 and ${maximum} on ${chain.id} (its head is block ${state.head.number})`, {
+      chainId: chain.id,
+      depth,
+      headBlockNumber: state.head.number,
+    });
+  }
+  const forkPoint = state.head.number - depth;
+  await trx
+    .updateTable('devnet_transactions')
+    .set({ status: 'dropped', block_number: null, error: 'dropped by a reorg' })
+    .where('chain_id', '=', chain.id)
+    .where('block_number', '>', forkPoint)
+    .execute();
+  const replaced = await trx.selectFrom('devnet_blocks').selectAll().where('chain_id', '=', chain.id).where('number', '>', forkPoint).orderBy('number').execute();
+  await trx.deleteFrom('devnet_blocks').where('chain_id', '=', chain.id).where('number', '>', forkPoint).execute();
+  const salt = state.reorgCount + 1;
+  const parent = await trx.selectFrom('devnet_blocks').select('hash').where('chain_id', '=', chain.id).where('number', '=', forkPoint).executeTakeFirstOrThrow();
+  let parentHash = parent.hash;
+  let header = state.head;
+  for (const old of replaced) {
+    const hash = blockHash(chain, { number: old.number, parentHash, timestamp: old.timestamp, transactionHashes: [], salt });
+    await trx.insertInto('devnet_blocks').values({ chain_id: chain.id, number: old.number, hash, parent_hash: parentHash, timestamp: old.timestamp }).execute();
+    header = { number: old.number, hash, parentHash, timestamp: old.timestamp.toISOString() };
+    parentHash = hash;
+  }
+  await trx.updateTable('devnet_chains').set({ reorg_count: salt }).where('chain_id', '=', chain.id).execute();
+  state.reorgCount = salt;
+  state.head = header;
+  return header;
+};
