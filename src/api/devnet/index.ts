@@ -4,22 +4,13 @@ import type { ChainDefinition } from '../../chains/chain.js';
 import type { Devnet } from '../../chains/devnet/index.js';
 import { addressCodecs } from '../../chains/families.js';
 import { CHAINS } from '../../chains/registry.js';
+import { parseAmount } from '../../domain/amount.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
 import { depositRoute, faultRoute, mineRoute, reorgRoute, requireTagRoute } from './routes.js';
 
-const UINT256_MAX = (1n << 256n) - 1n;
 const UINT32_MAX = 0xffffffff;
-
-/** CONTRACT §6: a decimal string of a positive integer, no sign, no leading zero, at most 2^256−1. */
-const parseAmount = (amount: string): bigint => {
-  const value = /^[1-9][0-9]{0,77}$/.test(amount) ? BigInt(amount) : 0n;
-  if (value <= 0n || value > UINT256_MAX) {
-    throw new DomainError('INVALID_AMOUNT', 'amount must be a decimal string of a positive integer in base units (at most 2^256−1)', { amount });
-  }
-  return value;
-};
 
 const requireAddress = (chain: ChainDefinition, field: string, address: string) => {
   if (!addressCodecs[chain.family].isValidAddress(address, chain.network)) {
