@@ -2,10 +2,16 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './api/app.js';
 import { createDevnet } from './chains/devnet/index.js';
+import { createOrganizationWallets, organizationWalletAddresses, organizationWalletSpace } from './application/organization-wallets.js';
+import type { GatewayLookup } from './chains/gateway-lookup.js';
+import { findChain } from './chains/registry.js';
+import { createSweepers } from './chains/sweeper/index.js';
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
 import { createDepositAddressBook } from './chains/address-book.js';
 import { chainAvailability } from './chains/availability.js';
+import { CHAINS } from './chains/registry.js';
+import { createChainWatchers, watcherPollIntervalMs } from './chains/watcher/index.js';
 import type { Config } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
@@ -74,7 +80,33 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   });
   // CONTRACT §8: outside production every chain runs on the devnet (its endpoints, its block producer)
   const devnet = config.isProduction ? null : createDevnet({ db: infrastructure.db, clock, blockTimeMs: config.DEVNET_BLOCK_TIME_MS, logger });
+  // deposits in: one watcher per running chain over its gateway (the devnet's; real node gateways are issue 8)
+  const runningChains = CHAINS.filter((chain) => chainAvailability(config).isChainRunning(chain.id));
+  const watchers = createChainWatchers({
+    gateways: devnet ? runningChains.map((chain) => devnet.gateway(chain.id)) : [],
+    services: { store: infrastructure.store, clock },
+    db: infrastructure.db,
+    database: infrastructure.databaseTarget,
+    logger,
+    pollIntervalMs: watcherPollIntervalMs(config.DEVNET_BLOCK_TIME_MS),
+    organizationWalletsAt: (chain) => ({
+      space: organizationWalletSpace(chain.keySpace),
+      addressesAt: (index) => {
+        if (!infrastructure.signer) return [];
+        const { settlementAddress, gasAddress } = organizationWalletAddresses(infrastructure.signer, chain, index);
+        return gasAddress ? [settlementAddress, gasAddress] : [settlementAddress];
+      },
+    }),
+  });
+  /** the gateway of a running chain (the devnet's for now), shared by the API and the workers */
+  const gateways: GatewayLookup = (chainId) => (devnet && findChain(chainId) && chainAvailability(config).isChainRunning(chainId) ? devnet.gateway(chainId) : undefined);
+  const organizationWallets = infrastructure.signer ? createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer }) : null;
+  // sweeps: confirmed deposits on EVM and Tron chains move to the organization's settlement wallet
+  const sweepers = organizationWallets
+    ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger })
+    : createSweepers({ chains: [], gateways, signer: null, wallets: { walletsOf: () => Promise.reject(new Error('no signer')) }, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger });
   const app = createApp({
+    gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
     logger,
     health: infrastructure.health,
     services,
@@ -88,15 +120,24 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     services,
     depositAccounts,
     devnet,
+    watchers,
+    gateways,
+    organizationWallets,
+    sweepers: sweepers.sweepers,
     /** catch the read models up (so the first requests see current data), then follow live */
     startWorkers: async () => {
       for (const runner of runners) await runner.catchUp();
       for (const runner of runners) runner.start();
       dispatcher.start();
       devnet?.startProducer();
+      watchers.start();
+      sweepers.start();
     },
     /** projections first (no new outbox rows), then the sends in flight */
     stopWorkers: async () => {
+      // the watchers first: they append the events the projections turn into outbox rows
+      await watchers.stop();
+      await sweepers.stop();
       await Promise.all(runners.map((runner) => runner.stop()));
       await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
       await devnet?.stopProducer();

@@ -2,6 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import type { DepositAccountServices } from '../application/deposit-accounts.js';
 import type { OrganizationServices } from '../application/organizations.js';
+import type { OrganizationWallets } from '../application/organization-wallets.js';
+import type { GatewayLookup } from '../chains/gateway-lookup.js';
 import type { ChainAvailability } from '../chains/availability.js';
 import type { Devnet } from '../chains/devnet/index.js';
 import { chainAndTokenChecker } from '../chains/enablement.js';
@@ -11,6 +13,7 @@ import { accountRoutes } from './accounts/index.js';
 import { loginRoutes, profileRoutes } from './auth/index.js';
 import { chainRoutes } from './chains/index.js';
 import { devnetRoutes } from './devnet/index.js';
+import { gasStationRoutes } from './gas-station/index.js';
 import { docsRoutes } from './docs/index.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
@@ -18,6 +21,8 @@ import { authenticate, requirePerson } from './middleware/authenticate.js';
 import { limitBody } from './middleware/body.js';
 import { limitRate } from './middleware/rate-limit.js';
 import { organisationRoutes } from './organisation/index.js';
+import { paymentRoutes } from './payments/index.js';
+import { portfolioRoutes } from './portfolio/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import { requestContext, type AppEnv } from './request-context.js';
 import { tokenRoutes } from './tokens/index.js';
@@ -33,11 +38,13 @@ export interface AppDependencies {
   rateLimits: { perMinute: number; loginPerMinute: number };
   /** CONTRACT §8: the devnet whose /devnet/* endpoints are mounted; null (always in production): no such routes */
   devnet?: Devnet | null;
+  /** GET /gas-station: the organizations' wallets and the chains' gateways (absent: no such route) */
+  gasStation?: { wallets: OrganizationWallets; gateways: GatewayLookup } | null;
 }
 
 /** Paths behind authentication and the per-caller rate limit; everything else is public or 404. */
 // '/x/*' also matches '/x' itself: each path once, or its middleware would run twice
-const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts'];
+const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts', '/portfolio', '/gas-station'];
 
 const OPENAPI_INFO = {
   openapi: '3.1.0',
@@ -56,16 +63,18 @@ const fromHttpException = (error: HTTPException): ApiError => {
 };
 
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null }: AppDependencies) => {
+export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null }: AppDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
   app.use('*', limitBody());
 
   app.route('/', healthRoutes(health));
   app.route('/', docsRoutes());
-  app.route('/', loginRoutes(services, new RateLimiter(rateLimits.loginPerMinute)));
+  // the services' clock: one time source for the whole app (and tests that move it are deterministic)
+  const clockMs = () => services.clock().getTime();
+  app.route('/', loginRoutes(services, new RateLimiter(rateLimits.loginPerMinute, 60_000, clockMs)));
 
-  const callerLimiter = new RateLimiter(rateLimits.perMinute);
+  const callerLimiter = new RateLimiter(rateLimits.perMinute, 60_000, clockMs);
   const devnetMounted = devnet !== null && !services.isProduction;
   for (const path of [...PROTECTED_PATHS, ...(devnetMounted ? ['/devnet/*'] : [])]) app.use(path, authenticate(services), limitRate(callerLimiter));
   app.use('/auth/profile', requirePerson());
@@ -76,6 +85,9 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
   app.route('/', tokenRoutes({ db: services.db, availability: chains }));
   if (devnetMounted) app.route('/', devnetRoutes(devnet));
   app.route('/', accountRoutes({ db: services.db, accounts: depositAccounts, checkDepositTarget: chainAndTokenChecker(services.db, chains) }));
+  app.route('/', paymentRoutes({ db: services.db }));
+  app.route('/', portfolioRoutes({ db: services.db }));
+  if (gasStation) app.route('/', gasStationRoutes({ db: services.db, availability: chains, ...gasStation }));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

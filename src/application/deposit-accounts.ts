@@ -40,7 +40,7 @@ const MAX_ACCOUNT_ATTEMPTS = 200;
 const destinationTagSpace = (chainId: string, orgId: string) => `destinationTag:${chainId}:${orgId}`;
 
 /** The index an owner holds in a space, or the appends that allocate it (counter + owner claim). */
-const indexFor = async (services: DepositAccountServices, space: string, orgId: string, owner: string, metadata: CommandMetadata, now: Date) => {
+export const indexFor = async (services: CommandServices, space: string, orgId: string, owner: string, metadata: CommandMetadata, now: Date) => {
   const [assigned] = await services.store.readStream(streams.derivationOwner(space, orgId, owner), { maxCount: 1 });
   if (assigned) return { index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index, appends: [] as StreamAppend[] };
   const counterStream = streams.derivationCounter(space);

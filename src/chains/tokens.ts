@@ -142,3 +142,21 @@ export const tokenOfAsset = (chainId: string, asset: string): TokenDefinition | 
     (token) => token.chainId === chainId && token.kind !== 'native' && (evm ? token.address.toLowerCase() === asset.toLowerCase() : token.address === asset),
   );
 };
+
+/** SPEC §2.7: the `Token` object inside deposits, withdrawals, balances and events. */
+export const tokenSummary = (token: TokenDefinition) => ({
+  id: token.id,
+  name: token.name,
+  symbol: token.symbol,
+  decimals: token.decimals,
+  address: token.address,
+});
+
+export type TokenSummary = ReturnType<typeof tokenSummary>;
+
+/** The summary of a catalog token by id; throws for an id outside the catalog (a recorded id always is in it). */
+export const tokenSummaryOf = (tokenId: string): TokenSummary => {
+  const token = findToken(tokenId);
+  if (!token) throw new Error(`token ${tokenId} is not in the catalog`);
+  return tokenSummary(token);
+};

@@ -2,8 +2,11 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type { AccountsTable } from './tables/accounts.js';
 import type { ApiKeysTable } from './tables/api-keys.js';
+import type { BalancesTable } from './tables/balances.js';
+import type { DepositsTable } from './tables/deposits.js';
 import type { OrganizationsTable } from './tables/organizations.js';
 import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
+import type { SweepQueueTable, SweepsTable } from './tables/sweeps.js';
 import type { UsersTable } from './tables/users.js';
 import type { WebhookAttemptsTable } from './tables/webhook-attempts.js';
 import type { WebhookDeliveriesTable } from './tables/webhook-deliveries.js';
@@ -17,6 +20,10 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   accounts: AccountsTable;
+  deposits: DepositsTable;
+  balances: BalancesTable;
+  sweep_queue: SweepQueueTable;
+  sweeps: SweepsTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

@@ -17,6 +17,12 @@ export const streams = {
   derivationCounter: (space: string) => `derivationCounter-${space}`,
   /** the index one owner holds in a key space (created with no_stream: one per owner) */
   derivationOwner: (space: string, orgId: string, owner: string) => `derivationOwner-${space}-${orgId}-${digest(owner)}`,
+  /** one incoming transfer: chain + transaction + output/log index (created with no_stream: credited once) */
+  deposit: (chainId: string, txHash: string, index: number) => `deposit-${chainId}-${txHash}-${index}`,
+  /** an organization's balances of one token: available, pending, held (never below zero) */
+  ledger: (orgId: string, tokenId: string) => `ledger-${orgId}-${tokenId}`,
+  /** moving one confirmed deposit to the settlement wallet: each signed transaction is recorded before it is sent */
+  sweep: (chainId: string, txHash: string, index: number) => `sweep-${chainId}-${txHash}-${index}`,
 } as const;
 
 export const streamCategories = {
@@ -26,6 +32,9 @@ export const streamCategories = {
   account: 'account',
   derivationCounter: 'derivationCounter',
   derivationOwner: 'derivationOwner',
+  deposit: 'deposit',
+  ledger: 'ledger',
+  sweep: 'sweep',
 } as const;
 
 /** Login names compare case-insensitively. */

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { applicationName } from '../db/application-name.js';
 import { databaseOnClient, type Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { EventStore, Subscription } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { applyBatch, CheckpointMovedError, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
 import type { Projection } from './projection.js';
+import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
+import { backoffDelayMs, pauseUnlessStopped } from '../workers/pause.js';
 
 export type RunnerState = 'idle' | 'standby' | 'running' | 'failing' | 'stopped';
 
@@ -23,14 +24,9 @@ export interface ProjectionRunnerOptions {
   failureDelayMs?: (attempt: number) => number;
 }
 
-const defaultFailureDelayMs = (attempt: number) => Math.min(30_000, 250 * 2 ** Math.min(attempt, 7));
-const LOCK_NAMESPACE = 74_717; // advisory lock classid for projections
+const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
+const LOCK_NAMESPACE = ADVISORY_LOCK_NAMESPACES.projections;
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * Runs one projection: catch-up from its checkpoint in bounded batches, then live. Only the
@@ -89,7 +85,7 @@ export class ProjectionRunner {
         const active = await this.withSession((db, client) => this.follow(db, client, signal));
         if (!active) {
           this.state = 'standby';
-          await sleep(this.options.standbyRetryMs ?? 2000, signal);
+          await pauseUnlessStopped(this.options.standbyRetryMs ?? 2000, signal);
         }
         failures = 0;
       } catch (error) {
@@ -100,7 +96,7 @@ export class ProjectionRunner {
         failures++;
         this.state = 'failing';
         this.logger.error('projection: batch failed; nothing of it was committed, retrying', { error, failures });
-        await sleep((this.options.failureDelayMs ?? defaultFailureDelayMs)(failures), signal);
+        await pauseUnlessStopped((this.options.failureDelayMs ?? defaultFailureDelayMs)(failures), signal);
       }
     }
   }
@@ -132,26 +128,11 @@ export class ProjectionRunner {
   }
 
   /** runs `work` on a dedicated session holding the projection's lock; false if the lock is taken */
-  private async withSession(work: (db: Kysely<Database>, client: pg.Client) => Promise<void>): Promise<boolean> {
-    const client = new pg.Client({ ...this.options.database, application_name: applicationName(`projection:${this.options.projection.name}`) });
-    client.on('error', (error) => this.logger.warn('projection: session lost', { error }));
-    await client.connect();
-    let healthy = true;
-    try {
-      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as locked', [
-        LOCK_NAMESPACE,
-        this.options.projection.name,
-      ]);
-      if (!rows[0]?.locked) return false;
-      await work(databaseOnClient(client), client);
-      return true;
-    } catch (error) {
-      healthy = false;
-      throw error;
-    } finally {
-      // ending the session releases the lock; an unlock first lets a standby take over sooner
-      if (healthy) await client.query('select pg_advisory_unlock_all()').catch(() => undefined);
-      await client.end().catch(() => undefined);
-    }
+  private withSession(work: (db: Kysely<Database>, client: pg.Client) => Promise<void>): Promise<boolean> {
+    const { database, projection } = this.options;
+    return withSessionAdvisoryLock(
+      { database, namespace: LOCK_NAMESPACE, key: projection.name, applicationName: `projection:${projection.name}`, logger: this.logger },
+      (client) => work(databaseOnClient(client), client),
+    );
   }
 }

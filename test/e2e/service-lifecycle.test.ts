@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allProjections } from '../../src/projections/registry.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 const postmasterPid = async (dataDir: string): Promise<number | null> => {
@@ -61,10 +62,7 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       headPosition: '0',
-      projections: [
-        { projection: 'organizations', position: '0' },
-        { projection: 'accounts', position: '0' },
-      ],
+      projections: allProjections().map((projection) => ({ projection: projection.name, position: '0' })),
     });
     expect(await postmasterPid(dataDir)).toBe(pidBefore);
     expect(isAlive(pidBefore!)).toBe(true);

@@ -50,6 +50,8 @@ export const startTestService = async (env: Record<string, string> = {}, options
   return {
     app: service.app,
     services: service.services,
+    /** everything composeService made: devnet, gateways, organization wallets, workers */
+    composed: service,
     logLines,
     dataDir,
     infrastructure,

@@ -12,14 +12,16 @@ const bip32 = BIP32Factory(ecc);
 
 /**
  * A wallet of the service on a chain: `receive` children (0/i) are deposit addresses, `service`
- * children (1/i) the organization-independent wallets the later issues sign from (settlement, gas).
+ * children (1/i) organization-independent wallets (Bitcoin change), `settlement` children (2/i)
+ * and `gas` children (3/i) an organization's settlement and gas wallets (i allocated once per
+ * organization and key space, src/application/organization-wallets.ts).
  */
 export interface WalletRef {
-  branch: 'receive' | 'service';
+  branch: 'receive' | 'service' | 'settlement' | 'gas';
   index: number;
 }
 
-const BRANCH = { receive: 0, service: 1 } as const;
+const BRANCH = { receive: 0, service: 1, settlement: 2, gas: 3 } as const;
 
 /**
  * The only holder of private keys (ARCHITECTURE invariant 10). The rest of the service sees

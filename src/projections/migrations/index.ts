@@ -5,6 +5,9 @@ import * as webhooks from './20261122T1010-webhooks.js';
 import * as accounts from './20261122T1100-accounts.js';
 import * as organizationSwitches from './20261122T1130-organization-switches.js';
 import * as devnet from './20261122T1300-devnet.js';
+import * as depositsAndBalances from './20261122T1410-deposits-and-balances.js';
+import * as sweeps from './20261122T1600-sweeps.js';
+import * as chainWatchers from './20261122T1900-chain-watchers.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
@@ -16,5 +19,8 @@ export const readModelMigrations: MigrationSet = {
     '20261122T1100-accounts': accounts,
     '20261122T1130-organization-switches': organizationSwitches,
     '20261122T1300-devnet': devnet,
+    '20261122T1410-deposits-and-balances': depositsAndBalances,
+    '20261122T1600-sweeps': sweeps,
+    '20261122T1900-chain-watchers': chainWatchers,
   },
 };

@@ -1,0 +1,177 @@
+import { findChain } from '../chains/registry.js';
+import { tokenOfAsset } from '../chains/tokens.js';
+import { depositDecider, type DepositCommand } from '../domain/deposit/decide.js';
+import type { Deposit, DepositCredit, DepositRef } from '../domain/deposit/deposit.js';
+import { DomainError } from '../domain/errors.js';
+import { ledgerDecider } from '../domain/ledger/decide.js';
+import { streams } from '../domain/streams.js';
+import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
+import { handleCommand, loadAggregate, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { loadLedger } from './ledgers.js';
+import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+
+/** One transfer a chain watcher saw arrive at one of our addresses. */
+export interface ObservedTransfer {
+  chainId: string;
+  txHash: string;
+  /** output index (Bitcoin), log index (ERC-20/TRC-20), 0 for a plain native transfer */
+  index: number;
+  blockNumber: number;
+  blockHash: string;
+  from: string;
+  to: string;
+  /** 'native' or the token's contract address */
+  asset: string;
+  /** base units */
+  amount: bigint;
+  destinationTag: number | null;
+}
+
+/** The deposit account the transfer's address (and tag) belongs to. */
+export interface DepositOwner {
+  orgId: string;
+  externalUserId: string;
+  accountChainId: string;
+}
+
+export interface DepositServices extends CommandServices {
+  /** defaults to the process's shared queue, so every writer of one ledger takes turns */
+  streamQueue?: StreamQueue;
+}
+
+export type DepositReference = DepositRef;
+
+/**
+ * Transaction hashes are hex; a watcher may report one in either case, and a different case must
+ * not make a different deposit. XRP writes its hashes in upper case, every other chain in lower.
+ */
+export const canonicalTxHash = (chainId: string, txHash: string): string =>
+  findChain(chainId)?.family === 'xrp' ? txHash.toUpperCase() : txHash.toLowerCase();
+
+const canonicalRef = (ref: DepositRef): DepositRef => ({ chainId: ref.chainId, txHash: canonicalTxHash(ref.chainId, ref.txHash), index: ref.index });
+
+const classify = (owner: DepositOwner | null, amount: bigint, minimumAmount: string): DepositCredit => {
+  if (owner === null) return 'unattributed';
+  return amount < BigInt(minimumAmount) ? 'below_minimum' : 'credit';
+};
+
+/** The ledger a deposit moves, or null when it never reaches one. */
+const ledgerOf = (deposit: Deposit): string | null =>
+  deposit.status !== 'None' && deposit.credit === 'credit' && deposit.orgId !== null ? streams.ledger(deposit.orgId, deposit.tokenId) : null;
+
+const inQueue = <T>(services: DepositServices, stream: string | null, task: () => Promise<T>): Promise<T> =>
+  stream === null ? task() : (services.streamQueue ?? sharedStreamQueue).run(stream, task);
+
+/**
+ * A watcher saw a transfer. An asset outside the catalog is 'ignored' (nothing written). A
+ * creditable deposit is recorded with its ledger's pending amount in one atomic append (the deposit
+ * stream created with no_stream, the ledger at its revision); an unattributed or below-minimum one
+ * is recorded alone. A second report of the same transfer is 'duplicate' and writes nothing.
+ */
+export const recordDeposit = async (
+  services: DepositServices,
+  transfer: ObservedTransfer,
+  owner: DepositOwner | null,
+  metadata: CommandMetadata,
+): Promise<{ outcome: 'recorded' | 'duplicate' | 'ignored' }> => {
+  const token = tokenOfAsset(transfer.chainId, transfer.asset);
+  if (!token || transfer.amount <= 0n) return { outcome: 'ignored' };
+  const ref = canonicalRef(transfer);
+  const credit = classify(owner, transfer.amount, token.minimumAmount);
+  const command: DepositCommand = {
+    type: 'DetectDeposit',
+    ...ref,
+    tokenId: token.id,
+    amount: transfer.amount.toString(),
+    orgId: owner?.orgId ?? null,
+    externalUserId: owner?.externalUserId ?? null,
+    accountChainId: owner?.accountChainId ?? null,
+    toAddress: transfer.to,
+    destinationTag: transfer.destinationTag,
+    senderAddress: transfer.from,
+    blockNumber: transfer.blockNumber,
+    blockHash: transfer.blockHash,
+    credit,
+  };
+  const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
+  const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;
+  const scoped = { ...metadata, ...(owner ? { orgId: owner.orgId } : {}) };
+  try {
+    await inQueue(services, ledgerStream, () =>
+      decideAtomically(services, scoped, async (now) => {
+        const deposit = await loadAggregate(services.store, depositStream, depositDecider);
+        const appends: DecidedAppend[] = [
+          { stream: depositStream, expectedRevision: deposit.expectedRevision, events: depositDecider.decide(command, deposit.state, { now }) },
+        ];
+        if (ledgerStream && owner) {
+          const ledger = await loadLedger(services.store, ledgerStream);
+          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
+          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending });
+        }
+        return { appends, result: {} };
+      }),
+    );
+    return { outcome: 'recorded' };
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'DUPLICATE_DEPOSIT') return { outcome: 'duplicate' };
+    throw error;
+  }
+};
+
+/** Events of an organization's deposit carry its orgId, for tenant-scoped reads and exports. */
+const orgScoped = (metadata: CommandMetadata, deposit: Deposit): CommandMetadata =>
+  deposit.status !== 'None' && deposit.orgId !== null ? { ...metadata, orgId: deposit.orgId } : metadata;
+
+/**
+ * Moves a deposit on (confirm or revert) together with its ledger, atomically. The deposit is read
+ * once up front only to learn which ledger to queue on (the organization and token never change);
+ * the decision itself re-reads both streams on every attempt.
+ */
+const settleDeposit = async (
+  services: DepositServices,
+  reference: DepositRef,
+  command: Extract<DepositCommand, { type: 'ConfirmDeposit' | 'RevertDeposit' }>,
+  metadata: CommandMetadata,
+): Promise<void> => {
+  const ref = canonicalRef(reference);
+  const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
+  const peek = await loadAggregate(services.store, depositStream, depositDecider);
+  const ledgerStream = ledgerOf(peek.state);
+  const scoped = orgScoped(metadata, peek.state);
+  if (ledgerStream === null) {
+    await handleCommand(services, depositStream, depositDecider, command, scoped);
+    return;
+  }
+  await inQueue(services, ledgerStream, () =>
+    decideAtomically(services, scoped, async (now) => {
+      const deposit = await loadAggregate(services.store, depositStream, depositDecider);
+      const events = depositDecider.decide(command, deposit.state, { now });
+      const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
+      if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
+        const { orgId, tokenId, amount } = deposit.state;
+        const ledger = await loadLedger(services.store, ledgerStream);
+        const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
+        const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
+        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
+      }
+      return { appends, result: {} };
+    }),
+  );
+};
+
+/**
+ * The transfer has enough confirmations: the deposit is confirmed and, when creditable, its amount
+ * moves from pending to available. Confirming twice is a no-op; confirming a reverted deposit is
+ * refused (DEPOSIT_REVERTED), an unknown one is NOT_FOUND.
+ */
+export const confirmDeposit = async (services: DepositServices, ref: DepositRef, confirmations: number, metadata: CommandMetadata): Promise<void> =>
+  settleDeposit(services, ref, { type: 'ConfirmDeposit', confirmations }, metadata);
+
+/**
+ * A reorg dropped the transfer's block before confirmation: the deposit is reverted and its pending
+ * amount leaves the ledger. Reverting twice is a no-op; a confirmed deposit is not reverted
+ * (DEPOSIT_ALREADY_CONFIRMED).
+ */
+export const revertDeposit = async (services: DepositServices, ref: DepositRef, reason: string, metadata: CommandMetadata): Promise<void> =>
+  settleDeposit(services, ref, { type: 'RevertDeposit', reason }, metadata);
+

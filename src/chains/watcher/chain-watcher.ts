@@ -1,0 +1,255 @@
+import type { Kysely } from 'kysely';
+import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../application/deposits.js';
+import type { CommandMetadata } from '../../application/command-handler.js';
+import type { Database } from '../../db/database.js';
+import { depositKey } from '../../domain/deposit/deposit.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Logger } from '../../log.js';
+import type { BlockHeader, BlockTransfer, ChainGateway } from '../gateway.js';
+import { BlockLog, CursorMovedError } from './block-log.js';
+import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
+import { findForkPoint } from './fork-point.js';
+import type { WatcherLockSession } from './lock-session.js';
+import { abandonedAbove, confirmationsAt, dueForConfirmation, supersededAt, type UnconfirmedDeposit } from './unconfirmed.js';
+import { attribute, watchedAddresses } from './watch-set.js';
+import type { ChainDefinition } from '../chain.js';
+import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
+
+export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
+
+export interface ChainWatcherOptions {
+  gateway: ChainGateway;
+  services: DepositServices;
+  db: Kysely<Database>;
+  locks: WatcherLockSession;
+  logger: Logger;
+  /** how long an idle watcher waits before looking at the chain again */
+  pollIntervalMs: number;
+  /** the organizations' own wallets on the chain, whose transfers (gas top-ups) are never deposits */
+  organizationWalletsAt?: (chain: ChainDefinition) => OrganizationWalletsAt;
+  /** how often a standby watcher tries to become the active one */
+  standbyRetryMs?: number;
+  /** blocks scanned in one step before the watcher looks at stop requests and confirmations again */
+  blocksPerStep?: number;
+  /** the first block of a chain never scanned (the devnet's genesis: 0) */
+  startBlock?: number;
+  /** delay before retrying after the n-th consecutive failure */
+  failureDelayMs?: (attempt: number) => number;
+}
+
+const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
+
+
+/** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
+type ScanOutcome = 'scanned' | 'changed';
+
+/**
+ * Follows one chain (over its ChainGateway) and turns transfers to deposit addresses into deposits:
+ * detected when their block is scanned, confirmed once deep enough, reverted when a reorg abandons
+ * their block first. Its cursor and the hashes of recent blocks live in PostgreSQL (BlockLog);
+ * what it knows about accounts and deposits comes from the event store (ChainEventFollower). Every
+ * write it makes is idempotent, so a step cut short by a crash is simply done again.
+ */
+export class ChainWatcher {
+  state: WatcherState = 'idle';
+  private readonly chainId: string;
+  private readonly blockLog: BlockLog;
+  private readonly follower: ChainEventFollower;
+  private readonly logger: Logger;
+  private readonly metadata: CommandMetadata;
+  private readonly stopController = new AbortController();
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly options: ChainWatcherOptions) {
+    this.chainId = options.gateway.chain.id;
+    this.blockLog = new BlockLog(options.db, this.chainId);
+    this.follower = new ChainEventFollower(options.gateway.chain, options.services.store, options.organizationWalletsAt?.(options.gateway.chain));
+    this.logger = options.logger.child({ watcher: this.chainId });
+    this.metadata = { actor: `watcher:${this.chainId}` };
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** finishes the block in flight, then releases the chain's lock */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    await this.running;
+    await this.options.locks.release(this.chainId);
+    this.state = 'stopped';
+  }
+
+  /**
+   * Scans up to the head as it is now and confirms what is deep enough, if this watcher can take
+   * the chain's lock (tests and tools); false when another watcher is active.
+   */
+  async catchUp(): Promise<boolean> {
+    if (!(await this.options.locks.acquire(this.chainId))) return false;
+    try {
+      for (;;) {
+        try {
+          if (!(await this.step())) break;
+        } catch (error) {
+          // another watcher moved the cursor first: read it again and go on from there
+          if (!(error instanceof CursorMovedError)) throw error;
+        }
+      }
+    } finally {
+      if (!this.running) await this.options.locks.release(this.chainId);
+    }
+    return true;
+  }
+
+  private get stopping(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  private async loop(): Promise<void> {
+    const { locks, pollIntervalMs, standbyRetryMs = 2000, failureDelayMs = defaultFailureDelayMs } = this.options;
+    const signal = this.stopController.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (!(await locks.acquire(this.chainId))) {
+          this.state = 'standby';
+          await pauseUnlessStopped(standbyRetryMs, signal);
+          continue;
+        }
+        if (this.state !== 'active') this.logger.info('chain watcher: active');
+        this.state = 'active';
+        const behind = await this.step();
+        failures = 0;
+        if (!behind) await pauseUnlessStopped(pollIntervalMs, signal);
+      } catch (error) {
+        if (error instanceof CursorMovedError) {
+          // another watcher moved the cursor (both believed they were active): read it again
+          this.logger.warn('chain watcher: cursor moved by another watcher', { error });
+          await pauseUnlessStopped(pollIntervalMs, signal);
+          continue;
+        }
+        failures++;
+        this.state = 'failing';
+        this.logger.error('chain watcher: step failed; retrying', { error, failures });
+        await pauseUnlessStopped(failureDelayMs(failures), signal);
+      }
+    }
+  }
+
+  /** one pass: reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
+  private async step(): Promise<boolean> {
+    const { gateway, services, startBlock = 0, blocksPerStep = 100 } = this.options;
+    await this.follower.refresh();
+    let cursor = await this.blockLog.cursor(startBlock, services.clock());
+    const head = await gateway.head();
+    let previousHash: string | null = null;
+    if (cursor > startBlock) {
+      previousHash = await this.blockLog.hashOf(cursor - 1);
+      const canonical = (await gateway.block(cursor - 1))?.hash ?? null;
+      if (previousHash !== null && canonical !== previousHash) {
+        await this.reorganize(cursor);
+        return true;
+      }
+    }
+    const last = Math.min(head.number, cursor + blocksPerStep - 1);
+    for (; cursor <= last; cursor++) {
+      if (this.stopping || !this.options.locks.holds(this.chainId)) return false;
+      const header = await gateway.block(cursor);
+      // the chain got shorter or the block no longer follows the one scanned: a reorg, seen next step
+      if (!header || (previousHash !== null && header.parentHash !== previousHash)) return true;
+      if ((await this.scanBlock(header)) === 'changed') return true;
+      previousHash = header.hash;
+    }
+    await this.confirmDue(head.number, cursor);
+    return last < head.number;
+  }
+
+  private async scanBlock(header: BlockHeader): Promise<ScanOutcome> {
+    const { gateway, services } = this.options;
+    // addresses handed out until now: every address this block can pay is among them
+    await this.follower.refresh();
+    // deposits recorded at this height in another block (a crash before the cursor moved, then a reorg)
+    for (const deposit of supersededAt(this.follower.unconfirmed, header.number, header.hash)) await this.revert(deposit);
+    const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
+    if (transfers.some((transfer) => transfer.blockHash !== header.hash)) return 'changed';
+    for (const transfer of transfers) await this.record(transfer);
+    await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
+    return 'scanned';
+  }
+
+  private async record(transfer: BlockTransfer): Promise<void> {
+    const owner = attribute(this.follower.watchSet, transfer);
+    if (owner === undefined) return; // not one of ours (a gateway may answer more than it was asked)
+    const observed: ObservedTransfer = {
+      chainId: this.chainId,
+      txHash: transfer.txHash,
+      index: transfer.index,
+      blockNumber: transfer.blockNumber,
+      blockHash: transfer.blockHash,
+      from: transfer.from,
+      to: transfer.to,
+      asset: transfer.asset,
+      amount: transfer.amount,
+      destinationTag: transfer.destinationTag,
+    };
+    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata);
+    this.logger.info('chain watcher: deposit seen', {
+      txHash: transfer.txHash,
+      index: transfer.index,
+      blockNumber: transfer.blockNumber,
+      outcome,
+      attributed: owner !== null,
+    });
+  }
+
+  /** a reorg replaced the last scanned block: walk back to the fork point, revert what was abandoned, scan again from there */
+  private async reorganize(cursor: number): Promise<void> {
+    const { gateway, services, startBlock = 0 } = this.options;
+    const remembered = await this.blockLog.recentBlocks();
+    const fork = await findForkPoint(remembered, async (number) => (await gateway.block(number))?.hash ?? null);
+    const oldest = remembered[remembered.length - 1]?.number ?? startBlock;
+    // deeper than remembered: everything remembered is scanned again, which is the most that can be done
+    const forkPoint = fork ?? oldest - 1;
+    if (fork === null) this.logger.error('chain watcher: reorg deeper than the remembered blocks', { oldestRemembered: oldest });
+    await this.follower.refresh();
+    const abandoned = abandonedAbove(this.follower.unconfirmed, forkPoint);
+    // reverts first, the cursor after: a crash in between finds the same reorg again
+    for (const deposit of abandoned) await this.revert(deposit);
+    await this.blockLog.rewind(cursor, forkPoint + 1, services.clock());
+    this.logger.warn('chain watcher: reorg', { forkPoint, abandonedBlocks: cursor - 1 - forkPoint, revertedDeposits: abandoned.length });
+  }
+
+  private async revert(deposit: UnconfirmedDeposit): Promise<void> {
+    try {
+      await revertDeposit(this.options.services, deposit.ref, 'reorg', this.metadata);
+      this.logger.info('chain watcher: deposit reverted (reorg)', { deposit: depositKey(deposit.ref), blockNumber: deposit.blockNumber });
+    } catch (error) {
+      // confirmed in the meantime (a reorg deeper than the confirmation depth): it stays credited; an operator decides
+      if (error instanceof DomainError && error.code === 'DEPOSIT_ALREADY_CONFIRMED') {
+        this.logger.error('chain watcher: a reorg abandoned the block of a confirmed deposit', { deposit: depositKey(deposit.ref) });
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded */
+  private async confirmDue(head: number, cursor: number): Promise<void> {
+    const { gateway, services } = this.options;
+    await this.follower.refresh();
+    const canonicalHashes = new Map<number, string | null>();
+    const due = dueForConfirmation(this.follower.unconfirmed, head, gateway.chain.properties.confirmations);
+    for (const deposit of due.filter((candidate) => candidate.blockNumber < cursor)) {
+      if (this.stopping) return;
+      if (!canonicalHashes.has(deposit.blockNumber)) canonicalHashes.set(deposit.blockNumber, (await gateway.block(deposit.blockNumber))?.hash ?? null);
+      // its block was replaced: the next step's reorg check reverts it
+      if (canonicalHashes.get(deposit.blockNumber) !== deposit.blockHash) continue;
+      try {
+        await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata);
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'DEPOSIT_REVERTED') continue; // another watcher reverted it first
+        throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAggregate } from '../../src/application/command-handler.js';
+import { getOrCreateDepositAccount } from '../../src/application/deposit-accounts.js';
+import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
+import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
+import { bootstrapOrganization } from '../../src/application/organizations.js';
+import { waitForProjection } from '../../src/application/projection-waiter.js';
+import { advanceSweep, type SweepServices } from '../../src/application/sweeps.js';
+import { createDepositAddressBook } from '../../src/chains/address-book.js';
+import { createDevnet, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { canonicalAddress } from '../../src/chains/devnet/hashes.js';
+import { findChain } from '../../src/chains/registry.js';
+import { Sweeper, type SweeperOptions } from '../../src/chains/sweeper/index.js';
+import { findToken } from '../../src/chains/tokens.js';
+import { loadConfig } from '../../src/config/env.js';
+import { streams } from '../../src/domain/streams.js';
+import { sweepDecider } from '../../src/domain/sweep/decide.js';
+import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { createLogger } from '../../src/log.js';
+import { BALANCES_PROJECTION } from '../../src/projections/balances.js';
+import { allProjections } from '../../src/projections/registry.js';
+import { ProjectionRunner } from '../../src/projections/runner.js';
+import { SWEEP_QUEUE_PROJECTION } from '../../src/projections/sweep-queue.js';
+import { SWEEPS_PROJECTION } from '../../src/projections/sweeps.js';
+import { createTestDatabase } from '../support/database.js';
+
+const ETHEREUM = 'eip155:1';
+const POLYGON = 'eip155:137';
+const BSC = 'eip155:56';
+const TRON = 'tron:0x00000000000000000000000000000000';
+const USDT = findToken('eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7')!;
+const GWEI = 1_000_000_000n;
+
+/**
+ * The service's parts without the chain watchers: deposits are driven through the deposit
+ * application functions, after a real transfer on the devnet, so every balance asserted is the
+ * chain's. Blocks are mined only by the test.
+ */
+describe('sweeps', () => {
+  let infrastructure: Infrastructure;
+  let devnet: Devnet;
+  let wallets: OrganizationWallets;
+  let runners: ProjectionRunner[];
+  let orgId: string;
+  let now = new Date('2026-11-22T10:00:00.000Z');
+  const clock = () => now;
+  const logLines: string[] = [];
+  const logger = createLogger('debug', {}, (line) => logLines.push(line));
+  const meta = { actor: 'test' };
+  let users = 0;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('sweeps');
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-sweeps-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: '3600000' });
+    infrastructure = await connectInfrastructure(database.config, config, createLogger('silent'), 'test', async () => {
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
+    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger: createLogger('silent') });
+    wallets = createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer! });
+    runners = allProjections().map((projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger: createLogger('silent') }));
+    runners.forEach((runner) => runner.start());
+    const services = { store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false };
+    orgId = (await bootstrapOrganization(services, { name: 'Acme', usernames: ['alice'] }, meta)).organization.id;
+  });
+  afterAll(async () => {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await infrastructure.close();
+  });
+
+  const sweepServices = (chainId: string, faults?: SweepServices['faults']): SweepServices => ({
+    chain: findChain(chainId)!,
+    gateway: devnet.gateway(chainId),
+    signer: infrastructure.signer!,
+    wallets,
+    store: infrastructure.store,
+    clock,
+    db: infrastructure.db,
+    logger,
+    ...(faults ? { faults } : {}),
+  });
+  const sweeper = (chainId: string, options: Partial<SweeperOptions> = {}) =>
+    new Sweeper({ services: sweepServices(chainId), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50, ...options });
+
+  /** each projection's checkpoint moves only with the events it reads: wait for the last of those */
+  const settled = async () => {
+    for (const name of [SWEEP_QUEUE_PROJECTION, SWEEPS_PROJECTION, BALANCES_PROJECTION]) {
+      const projection = allProjections().find((candidate) => candidate.name === name)!;
+      const events = await infrastructure.store.readAll({ afterPosition: 0n, maxCount: 100_000, filter: projection.filter });
+      const last = events[events.length - 1];
+      if (last) await waitForProjection(infrastructure.db, name, last.position, 30_000);
+    }
+  };
+
+  /** a new user's deposit address on the chain, a transfer to it on the devnet, recorded, confirmed and credited */
+  const deposit = async (chainId: string, asset: string, amount: bigint) => {
+    const externalUserId = `user-${++users}`;
+    const addresses = createDepositAddressBook(infrastructure.signer!);
+    const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses }, { orgId, chainId, externalUserId }, meta);
+    const address = account.properties.address;
+    const { txHash, blockNumber } = await devnet.controls(chainId).deposit({ toAddress: address, asset, amount });
+    const [transfer] = (await devnet.gateway(chainId).transfersInBlock(blockNumber, new Set([address]))).filter((found) => found.txHash === txHash);
+    const services = { store: infrastructure.store, clock };
+    await recordDeposit(services, { ...transfer!, chainId }, { orgId, externalUserId, accountChainId: chainId }, meta);
+    const ref = { chainId, txHash: transfer!.txHash, index: transfer!.index };
+    await confirmDeposit(services, ref, findChain(chainId)!.properties.confirmations, meta);
+    await settled();
+    return { ref, address };
+  };
+
+  const sweepRow = async (ref: { chainId: string; txHash: string; index: number }) => {
+    await settled();
+    return infrastructure.db
+      .selectFrom('sweeps')
+      .selectAll()
+      .where('chain_id', '=', ref.chainId)
+      .where('tx_hash', '=', ref.txHash)
+      .where('output_index', '=', ref.index)
+      .executeTakeFirst();
+  };
+  const mineConfirmations = (chainId: string) => devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
+  const sentBy = async (chainId: string, address: string) =>
+    devnetDb(infrastructure.db)
+      .selectFrom('devnet_transactions')
+      .select(['hash', 'status'])
+      .where('chain_id', '=', chainId)
+      .where('sender', '=', canonicalAddress(findChain(chainId)!.family, address))
+      .execute();
+  const balance = async (tokenId: string) => {
+    await settled();
+    const row = await infrastructure.db.selectFrom('balances').select(['available', 'pending']).where('org_id', '=', orgId).where('token_id', '=', tokenId).executeTakeFirst();
+    return row?.available;
+  };
+  const feeWebhooks = async (tokenId: string) => {
+    const rows = await infrastructure.db.selectFrom('webhook_deliveries').select('body').where('org_id', '=', orgId).where('event_type', '=', 'balance.updated').orderBy('seq').execute();
+    return rows.map((row) => (JSON.parse(row.body) as { payload: { tokenId: string; reason: string; available: string } }).payload).filter((payload) => payload.tokenId === tokenId && payload.reason === 'fee');
+  };
+
+  it('an ERC-20 sweep waits for gas, resumes when the gas wallet is funded, and moves the whole deposit', async () => {
+    const worker = sweeper(ETHEREUM, { gasRetryMs: 30_000 });
+    const { ref, address } = await deposit(ETHEREUM, USDT.address, 25_000_000n);
+    const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, ETHEREUM);
+    const gateway = devnet.gateway(ETHEREUM);
+
+    expect(await worker.runPass()).toEqual({ examined: 1, finished: 0, waiting: 1, deferred: 0, failed: 0 });
+    expect(await sweepRow(ref)).toMatchObject({
+      status: 'WaitingForGas',
+      kind: 'token',
+      reason: 'waiting for gas: the gas wallet holds 0, the top-up and its fee need 172000000000000',
+      gas_wallet_address: gasAddress,
+    });
+    // looked at again only after gasRetryMs; still no gas: still waiting, said once
+    now = new Date(now.getTime() + 30_000);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 });
+    expect(logLines.filter((line) => line.includes('sweep: waiting for gas'))).toHaveLength(1);
+
+    // the operator funds the gas wallet on the chain: exactly the top-up (65 000 gas × 2 gwei) and its own fee (21 000 × 2 gwei)
+    await devnet.controls(ETHEREUM).deposit({ toAddress: gasAddress!, asset: 'native', amount: 172_000n * GWEI });
+    now = new Date(now.getTime() + 30_000);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 });
+    expect(await sweepRow(ref)).toMatchObject({ status: 'TopUpBroadcast', top_up_amount: '130000000000000', reason: null });
+    expect(logLines.filter((line) => line.includes('gas arrived, resuming'))).toHaveLength(1);
+
+    await mineConfirmations(ETHEREUM);
+    await worker.runPass(); // top-up confirmed → the token transfer signed and sent
+    expect(await sweepRow(ref)).toMatchObject({ status: 'SweepBroadcast', gas_spent: '172000000000000' });
+    await mineConfirmations(ETHEREUM);
+    expect(await worker.runPass()).toMatchObject({ finished: 1 });
+
+    expect(await gateway.balance(settlementAddress, USDT.address)).toBe(25_000_000n);
+    expect(await gateway.balance(address, USDT.address)).toBe(0n);
+    expect(await gateway.balance(address, 'native')).toBe(0n);
+    expect(await gateway.balance(gasAddress!, 'native')).toBe(0n);
+    expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed', swept_amount: '25000000', fee: '130000000000000', fee_charged: '0', gas_spent: '172000000000000' });
+    // the gas wallet paid the gas: the organization's USDT balance is untouched
+    expect(await balance(USDT.id)).toBe('25000000');
+    expect(await worker.runPass()).toEqual({ examined: 0, finished: 0, waiting: 0, deferred: 0, failed: 0 });
+  });
+
+  it.each([
+    [ETHEREUM, 'eip155:1/slip44:60', 1_000_000_000_000_000_000n, 42_000n * GWEI],
+    [TRON, `${TRON}/slip44:195`, 100_000_000n, 270_000n],
+  ])('a native sweep on %s pays its own fee, which the ledger is charged', async (chainId, tokenId, amount, fee) => {
+    const worker = sweeper(chainId);
+    const { ref, address } = await deposit(chainId, 'native', amount);
+    const { settlementAddress } = await wallets.walletsOf(orgId, chainId);
+    const before = BigInt((await balance(tokenId))!);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 });
+    await mineConfirmations(chainId);
+    expect(await worker.runPass()).toMatchObject({ finished: 1 });
+
+    const gateway = devnet.gateway(chainId);
+    expect(await gateway.balance(settlementAddress, 'native')).toBe(amount - fee);
+    expect(await gateway.balance(address, 'native')).toBe(0n);
+    expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed', kind: 'native', swept_amount: (amount - fee).toString(), fee: fee.toString(), fee_charged: fee.toString() });
+    expect(BigInt((await balance(tokenId))!)).toBe(before - fee);
+    expect(await feeWebhooks(tokenId)).toEqual([expect.objectContaining({ reason: 'fee', available: (before - fee).toString() })]);
+  });
+
+  it.each(['SweepSigned', 'broadcast'])('a sweeper that dies right after %s sends that transaction once, and the sweep completes', async (crashPoint) => {
+    const { ref, address } = await deposit(BSC, 'native', 10n ** 17n);
+    const crash = () => {
+      throw new Error('simulated crash');
+    };
+    const faults: SweepServices['faults'] = crashPoint === 'broadcast' ? { afterBroadcast: crash } : { afterRecord: (type) => (type === 'SweepSigned' ? crash() : undefined) };
+    const dying = new Sweeper({ services: sweepServices(BSC, faults), database: infrastructure.databaseTarget, failureDelayMs: () => 0 });
+    expect(await dying.runPass()).toMatchObject({ failed: 1 });
+    const { state } = await loadAggregate(infrastructure.store, streams.sweep(ref.chainId, ref.txHash, ref.index), sweepDecider);
+    expect(state.status).toBe('SweepSigned');
+    const signedHash = state.status === 'SweepSigned' ? state.sweep!.txHash : '';
+    expect(await sentBy(BSC, address)).toEqual(crashPoint === 'broadcast' ? [{ hash: signedHash, status: 'pending' }] : []);
+
+    const restarted = sweeper(BSC);
+    await restarted.runPass();
+    await mineConfirmations(BSC);
+    expect(await restarted.runPass()).toMatchObject({ finished: 1 });
+    expect(await sentBy(BSC, address)).toEqual([{ hash: signedHash, status: 'mined' }]);
+    expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed', sweep_tx_hash: signedHash });
+  });
+
+  it('two sweepers racing on one chain sweep each deposit once', async () => {
+    const deposits = [];
+    for (let n = 0; n < 3; n++) deposits.push(await deposit(POLYGON, 'native', 10n ** 18n + BigInt(n)));
+    // two callers advancing the same sweep at the same moment: one signature is recorded, one transaction sent
+    const [first] = deposits;
+    const outcomes = await Promise.allSettled([advanceSweep(sweepServices(POLYGON), first!.ref), advanceSweep(sweepServices(POLYGON), first!.ref)]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+    expect(await sentBy(POLYGON, first!.address)).toHaveLength(1);
+
+    const one = sweeper(POLYGON);
+    const two = sweeper(POLYGON);
+    one.start();
+    two.start();
+    try {
+      for (let round = 0; round < 100; round++) {
+        const rows = await Promise.all(deposits.map(({ ref }) => sweepRow(ref)));
+        if (rows.every((row) => row?.status === 'Confirmed')) break;
+        await mineConfirmations(POLYGON);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+    expect([one.state, two.state]).toEqual(['stopped', 'stopped']);
+    for (const { ref, address } of deposits) {
+      expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed' });
+      const sent = await sentBy(POLYGON, address);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.status).toBe('mined');
+    }
+    const { settlementAddress } = await wallets.walletsOf(orgId, POLYGON);
+    expect(await devnet.gateway(POLYGON).balance(settlementAddress, 'native')).toBe(3n * (10n ** 18n - 42_000n * GWEI) + 3n);
+  });
+});

@@ -1,0 +1,290 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAggregate } from '../../src/application/command-handler.js';
+import { getOrCreateDepositAccount, type DepositAccountServices } from '../../src/application/deposit-accounts.js';
+import { createDepositAddressBook } from '../../src/chains/address-book.js';
+import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
+import type { BlockHeader, BlockTransfer, ChainGateway } from '../../src/chains/gateway.js';
+import { findChain } from '../../src/chains/registry.js';
+import { ChainWatcher, WatcherLockSession, type ChainWatcherOptions } from '../../src/chains/watcher/index.js';
+import { loadConfig } from '../../src/config/env.js';
+import { ledgerDecider } from '../../src/domain/ledger/decide.js';
+import { streams } from '../../src/domain/streams.js';
+import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { createLogger } from '../../src/log.js';
+import { createTestDatabase } from '../support/database.js';
+import { waitUntil } from '../support/webhook-receiver.js';
+
+const TRON_SHASTA = 'tron:shasta'; // 5 confirmations
+const SEPOLIA = 'eip155:11155111'; // 6 confirmations
+const BITCOIN_TESTNET = 'bip122:000000000933ea01ad0ee984209779ba'; // 1 confirmation
+const XRP_TESTNET = 'xrpl:testnet'; // 1 confirmation
+const BSC_TESTNET = 'eip155:97'; // 6 confirmations: the scripted gateway's chain
+const native = (chainId: string) => ({ [TRON_SHASTA]: 'tron:shasta/slip44:195', [SEPOLIA]: `${SEPOLIA}/slip44:60`, [BITCOIN_TESTNET]: `${BITCOIN_TESTNET}/slip44:0`, [XRP_TESTNET]: `${XRP_TESTNET}/slip44:144`, [BSC_TESTNET]: `${BSC_TESTNET}/slip44:60` })[chainId]!;
+const logger = createLogger('silent');
+
+/** A permissive lock session: every watcher believes it is the active one (a lost session, say). */
+class NoLocks extends WatcherLockSession {
+  override acquire = async () => true;
+  override holds = () => true;
+  override release = async () => undefined;
+}
+
+describe('chain watchers over the devnet and the event store', () => {
+  let infrastructure: Infrastructure;
+  let devnet: Devnet;
+  let accounts: DepositAccountServices;
+  const orgId = randomUUID();
+  const lockSessions: WatcherLockSession[] = [];
+  const clock = () => new Date();
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('watcher');
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-watcher-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' });
+    infrastructure = await connectInfrastructure(database.config, config, logger, 'test', async () => {
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
+    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger });
+    accounts = { store: infrastructure.store, clock, addresses: createDepositAddressBook(infrastructure.signer!) };
+  });
+  afterAll(async () => {
+    for (const locks of lockSessions) await locks.close();
+    await infrastructure.close();
+  });
+
+  const watcher = (gateway: ChainGateway, overrides: Partial<ChainWatcherOptions> = {}) => {
+    const locks = overrides.locks ?? new WatcherLockSession(infrastructure.databaseTarget, logger);
+    lockSessions.push(locks);
+    return new ChainWatcher({ gateway, services: { store: infrastructure.store, clock }, db: infrastructure.db, locks, logger, pollIntervalMs: 20, standbyRetryMs: 50, ...overrides });
+  };
+  const account = async (chainId: string, userId: string) =>
+    (await getOrCreateDepositAccount(accounts, { orgId, chainId, externalUserId: userId }, { actor: 'test' })).account.properties as { address: string; destinationTag?: string };
+  const depositEvents = async (chainId: string, type?: string) =>
+    (await infrastructure.store.readAll({ filter: { categories: ['deposit'] }, maxCount: 10_000 })).filter((event) => event.data.chainId === chainId && (type === undefined || event.type === type));
+  const ledger = async (chainId: string) => (await loadAggregate(infrastructure.store, streams.ledger(orgId, native(chainId)), ledgerDecider)).state;
+
+  it('records a deposit to a user address in its block and confirms it at exactly the chain confirmations', async () => {
+    const gateway = devnet.gateway(TRON_SHASTA);
+    const controls = devnet.controls(TRON_SHASTA);
+    const { address } = await account(TRON_SHASTA, 'tron-user');
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 7_000_000n });
+    await controls.deposit({ toAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', asset: 'native', amount: 9_000_000n }); // nobody's
+    const tron = watcher(gateway);
+    expect(await tron.catchUp()).toBe(true);
+
+    const detected = await depositEvents(TRON_SHASTA, 'DepositDetected');
+    expect(detected.map((event) => event.data)).toEqual([
+      expect.objectContaining({ txHash: paid.txHash, index: 0, blockNumber: paid.blockNumber, amount: '7000000', orgId, externalUserId: 'tron-user', toAddress: address, credit: 'credit' }),
+    ]);
+    expect(await ledger(TRON_SHASTA)).toEqual({ available: 0n, pending: 7_000_000n, held: 0n });
+
+    await controls.mine(2); // the deposit's block, the other deposit's and 2 more: 4 of 5 confirmations
+    await tron.catchUp();
+    expect(await depositEvents(TRON_SHASTA, 'DepositConfirmed')).toEqual([]);
+    await controls.mine(1);
+    await tron.catchUp();
+    const confirmed = await depositEvents(TRON_SHASTA, 'DepositConfirmed');
+    expect(confirmed.map((event) => event.data)).toEqual([expect.objectContaining({ txHash: paid.txHash, index: 0, confirmations: 5, credited: true })]);
+    expect(await ledger(TRON_SHASTA)).toEqual({ available: 7_000_000n, pending: 0n, held: 0n });
+  });
+
+  it('XRP: a known tag credits its user; no tag or an unknown tag is recorded unattributed and never credited', async () => {
+    const controls = devnet.controls(XRP_TESTNET);
+    const { address, destinationTag } = await account(XRP_TESTNET, 'xrp-user');
+    const tagged = await controls.deposit({ toAddress: address, asset: 'native', amount: 20_000_000n, destinationTag: Number(destinationTag) });
+    const untagged = await controls.deposit({ toAddress: address, asset: 'native', amount: 30_000_000n });
+    const unknownTag = await controls.deposit({ toAddress: address, asset: 'native', amount: 40_000_000n, destinationTag: 999_999 });
+    await watcher(devnet.gateway(XRP_TESTNET)).catchUp();
+
+    const detected = (await depositEvents(XRP_TESTNET, 'DepositDetected')).map((event) => event.data);
+    expect(detected).toEqual([
+      expect.objectContaining({ txHash: tagged.txHash, orgId, externalUserId: 'xrp-user', credit: 'credit', destinationTag: Number(destinationTag) }),
+      expect.objectContaining({ txHash: untagged.txHash, orgId: null, externalUserId: null, credit: 'unattributed', destinationTag: null }),
+      expect.objectContaining({ txHash: unknownTag.txHash, orgId: null, externalUserId: null, credit: 'unattributed', destinationTag: 999_999 }),
+    ]);
+    // XRP needs one confirmation: the block itself; only the attributed deposit reaches the ledger
+    expect((await depositEvents(XRP_TESTNET, 'DepositConfirmed')).map((event) => [event.data.txHash, event.data.credited])).toEqual([
+      [tagged.txHash, true],
+      [untagged.txHash, false],
+      [unknownTag.txHash, false],
+    ]);
+    expect(await ledger(XRP_TESTNET)).toEqual({ available: 20_000_000n, pending: 0n, held: 0n });
+  });
+
+  it('a reorg of depth 2 before confirmation reverts the deposit; it is never confirmed and its pending amount leaves', async () => {
+    const controls = devnet.controls(SEPOLIA);
+    const { address } = await account(SEPOLIA, 'reorg-user');
+    await controls.mine(2);
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 10n ** 17n });
+    await controls.mine(1);
+    const sepolia = watcher(devnet.gateway(SEPOLIA));
+    await sepolia.catchUp();
+    expect(await ledger(SEPOLIA)).toEqual({ available: 0n, pending: 10n ** 17n, held: 0n });
+
+    await controls.reorg(2); // the deposit's block and the one after it
+    await sepolia.catchUp();
+    expect((await depositEvents(SEPOLIA)).map((event) => [event.type, event.data.txHash, event.data.reason])).toEqual([
+      ['DepositDetected', paid.txHash, undefined],
+      ['DepositReverted', paid.txHash, 'reorg'],
+    ]);
+    expect(await ledger(SEPOLIA)).toEqual({ available: 0n, pending: 0n, held: 0n });
+
+    await controls.mine(10);
+    await sepolia.catchUp();
+    expect((await depositEvents(SEPOLIA)).map((event) => event.type)).toEqual(['DepositDetected', 'DepositReverted']);
+    expect(await ledger(SEPOLIA)).toEqual({ available: 0n, pending: 0n, held: 0n });
+  });
+
+  it('a crash between recording and moving the cursor scans the block again and repeats nothing', async () => {
+    const controls = devnet.controls(SEPOLIA);
+    const { address } = await account(SEPOLIA, 'crash-user');
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 2n * 10n ** 17n });
+    const sepolia = watcher(devnet.gateway(SEPOLIA));
+    await sepolia.catchUp();
+    const before = await depositEvents(SEPOLIA);
+    // as if the process died after recording the deposit, before the cursor passed its block
+    await sql`update chain_watcher_cursors set next_block = ${paid.blockNumber} where chain_id = ${SEPOLIA}`.execute(infrastructure.db);
+    await sql`delete from chain_watcher_blocks where chain_id = ${SEPOLIA} and number >= ${paid.blockNumber}`.execute(infrastructure.db);
+    await watcher(devnet.gateway(SEPOLIA)).catchUp();
+    expect(await depositEvents(SEPOLIA)).toEqual(before);
+  });
+
+  it('stopped and restarted mid-way, with deposits while stopped: none missed, none duplicated', async () => {
+    const controls = devnet.controls(BITCOIN_TESTNET);
+    const users = await Promise.all(['btc-a', 'btc-b', 'btc-c'].map((user) => account(BITCOIN_TESTNET, user)));
+    const paid: string[] = [];
+    const pay = async (n: number) => {
+      for (let i = 0; i < n; i++) paid.push((await controls.deposit({ toAddress: users[paid.length % 3]!.address, asset: 'native', amount: 100_000n + BigInt(paid.length) })).txHash);
+    };
+    const detectedHashes = async () => (await depositEvents(BITCOIN_TESTNET, 'DepositDetected')).map((event) => String(event.data.txHash));
+
+    const first = watcher(devnet.gateway(BITCOIN_TESTNET));
+    first.start();
+    await pay(3);
+    await waitUntil(async () => (await detectedHashes()).length === 3, 20_000, 'the first three deposits');
+    await pay(2);
+    await first.stop();
+    await pay(3); // while no watcher runs
+    const second = watcher(devnet.gateway(BITCOIN_TESTNET)); // a new process: nothing in memory
+    second.start();
+    await waitUntil(async () => (await detectedHashes()).length >= 8, 20_000, 'all eight deposits');
+    await pay(1);
+    await waitUntil(async () => (await depositEvents(BITCOIN_TESTNET, 'DepositConfirmed')).length >= 9, 20_000, 'nine confirmations');
+    await second.stop();
+
+    expect((await detectedHashes()).sort()).toEqual([...paid].sort());
+    const confirmed = (await depositEvents(BITCOIN_TESTNET, 'DepositConfirmed')).map((event) => String(event.data.txHash));
+    expect(confirmed.sort()).toEqual([...paid].sort());
+  });
+
+  it('two watchers of one chain in two processes: one works, the other stands by and takes over; each deposit once', async () => {
+    const gateway = devnet.gateway(TRON_SHASTA);
+    const controls = devnet.controls(TRON_SHASTA);
+    const { address } = await account(TRON_SHASTA, 'tron-pair');
+    const before = (await depositEvents(TRON_SHASTA, 'DepositDetected')).length;
+    const [a, b] = [watcher(gateway), watcher(gateway)];
+    a.start();
+    b.start();
+    const paid: string[] = [];
+    for (let i = 0; i < 4; i++) paid.push((await controls.deposit({ toAddress: address, asset: 'native', amount: 2_000_000n + BigInt(i) })).txHash);
+    await waitUntil(async () => (await depositEvents(TRON_SHASTA, 'DepositDetected')).length === before + 4, 20_000, 'four deposits');
+    expect([a.state, b.state].sort()).toEqual(['active', 'standby']);
+    const [active, standby] = a.state === 'active' ? [a, b] : [b, a];
+    await active.stop();
+    for (let i = 4; i < 6; i++) paid.push((await controls.deposit({ toAddress: address, asset: 'native', amount: 2_000_000n + BigInt(i) })).txHash);
+    await waitUntil(async () => (await depositEvents(TRON_SHASTA, 'DepositDetected')).length === before + 6, 20_000, 'the standby to take over');
+    expect(standby.state).toBe('active');
+    await standby.stop();
+    const detected = (await depositEvents(TRON_SHASTA, 'DepositDetected')).map((event) => String(event.data.txHash)).filter((hash) => paid.includes(hash));
+    expect(detected.sort()).toEqual([...paid].sort());
+  });
+
+  it('two watchers that both believe they are active still record each deposit once', async () => {
+    const gateway = devnet.gateway(BITCOIN_TESTNET);
+    const controls = devnet.controls(BITCOIN_TESTNET);
+    const { address } = await account(BITCOIN_TESTNET, 'btc-race');
+    const both = [watcher(gateway, { locks: new NoLocks(infrastructure.databaseTarget, logger) }), watcher(gateway, { locks: new NoLocks(infrastructure.databaseTarget, logger) })];
+    const paid: string[] = [];
+    for (let i = 0; i < 5; i++) paid.push((await controls.deposit({ toAddress: address, asset: 'native', amount: 300_000n + BigInt(i) })).txHash);
+    await Promise.all(both.map((each) => each.catchUp()));
+    await Promise.all(both.map((each) => each.catchUp()));
+    const events = (await depositEvents(BITCOIN_TESTNET)).filter((event) => paid.includes(String(event.data.txHash)));
+    expect(events.filter((event) => event.type === 'DepositDetected').map((event) => event.data.txHash).sort()).toEqual([...paid].sort());
+    expect(events.filter((event) => event.type === 'DepositConfirmed').map((event) => event.data.txHash).sort()).toEqual([...paid].sort());
+  });
+
+  it('a transaction the new chain includes again after a reorg is detected again in its new block and confirmed', async () => {
+    const chain = findChain(BSC_TESTNET)!;
+    const { address } = await account(BSC_TESTNET, 'bsc-user');
+    const chainOf = scriptedChain(chain.id);
+    const gateway = chainOf.gateway(chain);
+    const transfer = { txHash: `0x${'ab'.repeat(32)}`, index: 0, from: '0x000000000000000000000000000000000000dEaD', to: address, asset: 'native', amount: 10n ** 16n, destinationTag: null };
+    chainOf.mine([], [transfer]); // blocks 1 and 2 (the transfer in 2)
+    const bsc = watcher(gateway);
+    await bsc.catchUp();
+    chainOf.reorg(1, [[], [transfer]]); // block 2 replaced by an empty one; the transfer comes back in block 3
+    await bsc.catchUp();
+    chainOf.mine(...Array.from({ length: 5 }, () => [])); // block 3 + 5 more: 6 confirmations
+    await bsc.catchUp();
+
+    expect((await depositEvents(BSC_TESTNET)).map((event) => [event.type, event.data.blockNumber ?? event.data.reason ?? event.data.confirmations])).toEqual([
+      ['DepositDetected', 2],
+      ['DepositReverted', 'reorg'],
+      ['DepositDetected', 3],
+      ['DepositConfirmed', 6],
+    ]);
+    expect(await ledger(BSC_TESTNET)).toEqual({ available: 10n ** 16n, pending: 0n, held: 0n });
+  });
+});
+
+type ScriptedTransfer = Omit<BlockTransfer, 'blockNumber' | 'blockHash'>;
+
+/** An in-memory chain the test mines and reorganizes at will (it can put a transaction back, which the devnet does not). */
+const scriptedChain = (chainId: string) => {
+  const blocks: { header: BlockHeader; transfers: ScriptedTransfer[] }[] = [];
+  let salt = 0;
+  const append = (transfers: ScriptedTransfer[]) => {
+    const number = blocks.length;
+    const parentHash = blocks[number - 1]?.header.hash ?? `0x${'0'.repeat(64)}`;
+    const hash = `0x${createHash('sha256').update(`${chainId}/${number}/${parentHash}/${salt}`).digest('hex')}`;
+    blocks.push({ header: { number, hash, parentHash, timestamp: new Date(0).toISOString() }, transfers });
+  };
+  append([]);
+  return {
+    mine: (...contents: ScriptedTransfer[][]) => contents.forEach(append),
+    reorg: (depth: number, contents: ScriptedTransfer[][]) => {
+      blocks.splice(blocks.length - depth, depth);
+      salt++;
+      contents.forEach(append);
+    },
+    gateway: (chain: NonNullable<ReturnType<typeof findChain>>): ChainGateway => {
+      const unsupported = () => Promise.reject(new Error('not scripted'));
+      return {
+        chain,
+        head: async () => blocks[blocks.length - 1]!.header,
+        block: async (number) => blocks[number]?.header ?? null,
+        transfersInBlock: async (number, to) => {
+          const block = blocks[number];
+          if (!block) return [];
+          const wanted = to ? new Set([...to].map((address) => address.toLowerCase())) : null;
+          return block.transfers
+            .filter((transfer) => wanted === null || wanted.has(transfer.to.toLowerCase()))
+            .map((transfer) => ({ ...transfer, blockNumber: number, blockHash: block.header.hash }));
+        },
+        balance: unsupported,
+        nextNonce: unsupported,
+        unspentOutputs: unsupported,
+        requiresDestinationTag: unsupported,
+        estimateFee: unsupported,
+        broadcast: unsupported,
+        transactionStatus: unsupported,
+      };
+    },
+  };
+};
