@@ -6,6 +6,7 @@ import { createOrganizationWallets, organizationWalletAddresses, organizationWal
 import type { GatewayLookup } from './chains/gateway-lookup.js';
 import { findChain } from './chains/registry.js';
 import { createSweepers } from './chains/sweeper/index.js';
+import { createWithdrawalProcessors } from './chains/processor/index.js';
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
 import { createDepositAddressBook } from './chains/address-book.js';
@@ -105,8 +106,21 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   const sweepers = organizationWallets
     ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger })
     : createSweepers({ chains: [], gateways, signer: null, wallets: { walletsOf: () => Promise.reject(new Error('no signer')) }, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger });
+  // withdrawals out: one processor per running chain signs, records, broadcasts and follows them
+  const withdrawalProcessors = createWithdrawalProcessors({
+    chains: runningChains,
+    gateways,
+    signer: infrastructure.signer,
+    wallets: organizationWallets,
+    store: infrastructure.store,
+    clock,
+    db: infrastructure.db,
+    database: infrastructure.databaseTarget,
+    logger,
+  });
   const app = createApp({
     gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
+    withdrawals: { gateways, wallets: organizationWallets },
     logger,
     health: infrastructure.health,
     services,
@@ -124,6 +138,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     gateways,
     organizationWallets,
     sweepers: sweepers.sweepers,
+    withdrawalProcessors: withdrawalProcessors.processors,
     /** catch the read models up (so the first requests see current data), then follow live */
     startWorkers: async () => {
       for (const runner of runners) await runner.catchUp();
@@ -132,12 +147,14 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
       devnet?.startProducer();
       watchers.start();
       sweepers.start();
+      withdrawalProcessors.start();
     },
     /** projections first (no new outbox rows), then the sends in flight */
     stopWorkers: async () => {
       // the watchers first: they append the events the projections turn into outbox rows
       await watchers.stop();
       await sweepers.stop();
+      await withdrawalProcessors.stop();
       await Promise.all(runners.map((runner) => runner.stop()));
       await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
       await devnet?.stopProducer();

@@ -27,6 +27,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { requestContext, type AppEnv } from './request-context.js';
 import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { withdrawalRoutes } from './withdrawals/index.js';
 
 export interface AppDependencies {
   logger: Logger;
@@ -40,11 +41,13 @@ export interface AppDependencies {
   devnet?: Devnet | null;
   /** GET /gas-station: the organizations' wallets and the chains' gateways (absent: no such route) */
   gasStation?: { wallets: OrganizationWallets; gateways: GatewayLookup } | null;
+  /** /withdrawals: the chains' gateways (tag and gas checks) and the organizations' wallets (null without a signer) */
+  withdrawals?: { gateways: GatewayLookup; wallets: OrganizationWallets | null } | null;
 }
 
 /** Paths behind authentication and the per-caller rate limit; everything else is public or 404. */
 // '/x/*' also matches '/x' itself: each path once, or its middleware would run twice
-const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts', '/portfolio', '/gas-station'];
+const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts', '/portfolio', '/gas-station', '/withdrawals/*'];
 
 const OPENAPI_INFO = {
   openapi: '3.1.0',
@@ -63,7 +66,7 @@ const fromHttpException = (error: HTTPException): ApiError => {
 };
 
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null }: AppDependencies) => {
+export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
   app.use('*', limitBody());
@@ -88,6 +91,7 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
   app.route('/', paymentRoutes({ db: services.db }));
   app.route('/', portfolioRoutes({ db: services.db }));
   if (gasStation) app.route('/', gasStationRoutes({ db: services.db, availability: chains, ...gasStation }));
+  if (withdrawals) app.route('/', withdrawalRoutes({ ...services, availability: chains, ...withdrawals }));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

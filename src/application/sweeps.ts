@@ -3,6 +3,7 @@ import type { ChainDefinition } from '../chains/chain.js';
 import { BroadcastRejectedError, type ChainGateway } from '../chains/gateway.js';
 import type { Signer } from '../chains/signer/signer.js';
 import { signSweepTransfer } from '../chains/sweeper/transactions.js';
+import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
 import { findToken, nativeToken } from '../chains/tokens.js';
 import type { Database } from '../db/database.js';
 import { accountDecider } from '../domain/account/account.js';
@@ -111,13 +112,16 @@ const spareNative = async (services: SweepServices, depositAddress: string): Pro
   return spare > 0n ? spare : 0n;
 };
 
-type Followed = { kind: 'sent' } | { kind: 'confirmed'; blockNumber: number; fee: bigint } | { kind: 'failed'; error: string };
+export type Followed = { kind: 'sent' } | { kind: 'confirmed'; blockNumber: number; fee: bigint } | { kind: 'failed'; error: string };
 
 /**
  * Where a recorded transaction stands; sends its recorded bytes when the node does not know them
  * (never broadcast because of a crash, or dropped by a reorg). Never signs anything new.
  */
-const follow = async (services: SweepServices, step: SignedStep): Promise<Followed> => {
+export const followSignedTransaction = async (
+  services: Pick<SweepServices, 'gateway' | 'chain' | 'logger' | 'faults'>,
+  step: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string },
+): Promise<Followed> => {
   const { gateway, chain, logger } = services;
   const status = await gateway.transactionStatus(step.txHash);
   switch (status.status) {
@@ -128,7 +132,7 @@ const follow = async (services: SweepServices, step: SignedStep): Promise<Follow
         if (error instanceof BroadcastRejectedError) return { kind: 'failed', error: `the node refused the transaction: ${error.message}` };
         throw error;
       }
-      logger.info('sweep: transaction broadcast', { chainId: chain.id, txHash: step.txHash, from: step.from, nonce: step.nonce });
+      logger.info('transaction broadcast', { chainId: chain.id, txHash: step.txHash, from: step.from, nonce: step.nonce });
       await services.faults?.afterBroadcast?.(step.txHash);
       return { kind: 'sent' };
     case 'pending':
@@ -233,20 +237,25 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
             continue;
           }
           const gasAddress = plan.gasWalletAddress!;
-          const topUp = estimate.fee - spare;
-          const topUpEstimate = await gateway.estimateFee({ from: gasAddress, to: plan.depositAddress, asset: 'native', amount: topUp });
-          const available = await gateway.balance(gasAddress, 'native');
-          const required = topUp + topUpEstimate.fee;
-          if (available < required) {
+          const topUp = await prepareGasTopUp(signer, gateway, {
+            chain,
+            walletIndex: plan.walletIndex,
+            gasAddress,
+            to: plan.depositAddress,
+            shortfall: estimate.fee - spare,
+            gasWalletBusy: heldByAnother(claims, chain, stream, gasAddress),
+            now,
+          });
+          if (topUp.kind === 'wait') {
+            const { required, available } = topUp;
             if (await record({ type: 'WaitForGas', required, available })) {
               log.warn('sweep: waiting for gas', { gasWallet: gasAddress, available: available.toString(), required: required.toString() });
             }
             return { outcome: 'waiting', status: 'WaitingForGas', for: 'gas' };
           }
-          if (heldByAnother(claims, chain, stream, gasAddress)) return { outcome: 'deferred', reason: 'the gas wallet has a top-up in flight' };
-          const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'gas', index: plan.walletIndex }, from: gasAddress, to: plan.depositAddress, asset: 'native', amount: topUp, estimate: topUpEstimate, now });
+          if (topUp.kind === 'busy') return { outcome: 'deferred', reason: 'the gas wallet has a top-up in flight' };
           const resumed = state.status === 'WaitingForGas';
-          await record({ type: 'RecordTopUpSigned', step });
+          await record({ type: 'RecordTopUpSigned', step: topUp.step });
           if (resumed) log.info('sweep: gas arrived, resuming', { gasWallet: gasAddress });
           continue;
         }
@@ -255,7 +264,7 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
         case 'SweepSigned':
         case 'SweepBroadcast': {
           const isTopUp = state.status === 'TopUpSigned' || state.status === 'TopUpBroadcast';
-          const followed = await follow(services, isTopUp ? state.topUp! : state.sweep!);
+          const followed = await followSignedTransaction(services, isTopUp ? state.topUp! : state.sweep!);
           if (followed.kind === 'failed') {
             await record({ type: 'FailSweep', error: followed.error });
             log.error('sweep: failed', { step: isTopUp ? 'topUp' : 'sweep', error: followed.error });

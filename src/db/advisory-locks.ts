@@ -15,6 +15,8 @@ export const ADVISORY_LOCK_NAMESPACES = {
   sweepers: 74_718,
   /** one active deposit watcher per chain */
   chainWatchers: 74_720,
+  /** one active withdrawal processor per chain */
+  withdrawalProcessors: 74_721,
 } as const;
 
 /**

@@ -10,6 +10,7 @@ import type { SweepQueueTable, SweepsTable } from './tables/sweeps.js';
 import type { UsersTable } from './tables/users.js';
 import type { WebhookAttemptsTable } from './tables/webhook-attempts.js';
 import type { WebhookDeliveriesTable } from './tables/webhook-deliveries.js';
+import type { WithdrawalsTable } from './tables/withdrawals.js';
 
 /** The read-model database, one small file per table under ./tables. */
 export interface Database {
@@ -24,6 +25,7 @@ export interface Database {
   balances: BalancesTable;
   sweep_queue: SweepQueueTable;
   sweeps: SweepsTable;
+  withdrawals: WithdrawalsTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

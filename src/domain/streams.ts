@@ -23,6 +23,12 @@ export const streams = {
   ledger: (orgId: string, tokenId: string) => `ledger-${orgId}-${tokenId}`,
   /** moving one confirmed deposit to the settlement wallet: each signed transaction is recorded before it is sent */
   sweep: (chainId: string, txHash: string, index: number) => `sweep-${chainId}-${txHash}-${index}`,
+  /** one withdrawal: requested, approved, signed, broadcast, completed | failed | cancelled (SPEC §3) */
+  withdrawal: (withdrawalId: string) => `withdrawal-${withdrawalId}`,
+  /** the claim on a withdrawal `reference` within an organization (created with no_stream: DUPLICATE_REFERENCE) */
+  withdrawalReference: (orgId: string, reference: string) => `withdrawalReference-${orgId}-${digest(reference)}`,
+  /** the gas top-ups the withdrawal processor sends an EVM/Tron settlement wallet for one withdrawal (recorded before they are sent) */
+  withdrawalGas: (withdrawalId: string) => `withdrawalGas-${withdrawalId}`,
 } as const;
 
 export const streamCategories = {
@@ -35,6 +41,9 @@ export const streamCategories = {
   deposit: 'deposit',
   ledger: 'ledger',
   sweep: 'sweep',
+  withdrawal: 'withdrawal',
+  withdrawalReference: 'withdrawalReference',
+  withdrawalGas: 'withdrawalGas',
 } as const;
 
 /** Login names compare case-insensitively. */

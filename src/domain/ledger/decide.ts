@@ -14,7 +14,10 @@ export type LedgerCommand =
   | ({ type: 'AddPendingDeposit'; deposit: DepositRef } & LedgerCommandBase)
   | ({ type: 'RevertPendingDeposit'; deposit: DepositRef } & LedgerCommandBase)
   | ({ type: 'CreditDeposit'; deposit: DepositRef } & LedgerCommandBase)
-  | ({ type: 'ChargeFee'; reason: FeeReason; reference: string } & LedgerCommandBase);
+  | ({ type: 'ChargeFee'; reason: FeeReason; reference: string } & LedgerCommandBase)
+  | ({ type: 'HoldFunds'; withdrawalId: string } & LedgerCommandBase)
+  | ({ type: 'PostHold'; withdrawalId: string } & LedgerCommandBase)
+  | ({ type: 'ReleaseHold'; withdrawalId: string } & LedgerCommandBase);
 
 const eventFor = (command: LedgerCommand, occurredAt: string, balancesAfter: Balances): LedgerEvent => {
   const entry = { orgId: command.orgId, tokenId: command.tokenId, amount: command.amount.toString(), occurredAt, balancesAfter: balancesToData(balancesAfter) };
@@ -27,6 +30,12 @@ const eventFor = (command: LedgerCommand, occurredAt: string, balancesAfter: Bal
       return { type: 'DepositCredited', data: { ...entry, deposit: command.deposit } };
     case 'ChargeFee':
       return { type: 'FeeCharged', data: { ...entry, reason: command.reason, reference: command.reference } };
+    case 'HoldFunds':
+      return { type: 'FundsHeld', data: { ...entry, withdrawalId: command.withdrawalId } };
+    case 'PostHold':
+      return { type: 'HoldPosted', data: { ...entry, withdrawalId: command.withdrawalId } };
+    case 'ReleaseHold':
+      return { type: 'HoldReleased', data: { ...entry, withdrawalId: command.withdrawalId } };
     default: {
       const _never: never = command;
       throw new Error('unknown ledger command');
@@ -47,8 +56,10 @@ export const decideLedger = (command: LedgerCommand, state: LedgerState, { now }
   // the change does not depend on balancesAfter: compute it, then state the balances it leaves
   const after = addBalances(state, balanceChangeOf(eventFor(command, at, state)));
   if (isNonNegative(after)) return [eventFor(command, at, after)];
-  if (command.type === 'ChargeFee') {
-    throw new DomainError('INSUFFICIENT_BALANCE', `the available balance of ${command.tokenId} cannot pay this fee`, {
+  // a fee or a hold the available balance cannot cover is the caller's refusal; anything else
+  // (posting or releasing more than is held) means a withdrawal lost track of its hold: a bug
+  if (command.type === 'ChargeFee' || command.type === 'HoldFunds') {
+    throw new DomainError('INSUFFICIENT_BALANCE', `the available balance of ${command.tokenId} cannot ${command.type === 'ChargeFee' ? 'pay this fee' : 'cover this withdrawal'}`, {
       tokenId: command.tokenId,
       available: state.available.toString(),
       required: command.amount.toString(),
@@ -57,6 +68,7 @@ export const decideLedger = (command: LedgerCommand, state: LedgerState, { now }
   throw new DomainError('LEDGER_INCONSISTENT', `${command.type} of ${command.amount} would make the ${command.tokenId} ledger negative`, {
     tokenId: command.tokenId,
     pending: state.pending.toString(),
+    held: state.held.toString(),
   });
 };
 

@@ -39,9 +39,13 @@ export type LedgerEvent =
   | DomainEvent<'DepositPending', LedgerEntry & { deposit: DepositRef }>
   | DomainEvent<'DepositPendingReverted', LedgerEntry & { deposit: DepositRef }>
   | DomainEvent<'DepositCredited', LedgerEntry & { deposit: DepositRef }>
-  | DomainEvent<'FeeCharged', LedgerEntry & { reason: FeeReason; reference: string }>;
-// Issue 6 adds FundsHeld (available → held), HoldPosted (held → gone) and HoldReleased
-// (held → available), each with a `holdId`: a new case in balanceChangeOf, nothing else reshaped.
+  | DomainEvent<'FeeCharged', LedgerEntry & { reason: FeeReason; reference: string }>
+  // the two phases of a withdrawal (TigerBeetle's pending / post / void), keyed by the withdrawal:
+  // FundsHeld moves available → held; HoldPosted takes held away (the funds left on chain);
+  // HoldReleased gives held back to available (failed or cancelled)
+  | DomainEvent<'FundsHeld', LedgerEntry & { withdrawalId: string }>
+  | DomainEvent<'HoldPosted', LedgerEntry & { withdrawalId: string }>
+  | DomainEvent<'HoldReleased', LedgerEntry & { withdrawalId: string }>;
 
 export const ZERO: Balances = { available: 0n, pending: 0n, held: 0n };
 
@@ -60,6 +64,12 @@ export const balanceChangeOf = (event: LedgerEvent): Balances => {
       return { available: amount, pending: -amount, held: 0n };
     case 'FeeCharged':
       return { available: -amount, pending: 0n, held: 0n };
+    case 'FundsHeld':
+      return { available: -amount, pending: 0n, held: amount };
+    case 'HoldPosted':
+      return { available: 0n, pending: 0n, held: -amount };
+    case 'HoldReleased':
+      return { available: amount, pending: 0n, held: -amount };
     default: {
       const _never: never = event;
       return ZERO;
@@ -94,6 +104,10 @@ export const balanceUpdateReason = (event: LedgerEvent): 'deposit' | 'withdrawal
       return 'deposit';
     case 'FeeCharged':
       return 'fee';
+    case 'FundsHeld':
+    case 'HoldPosted':
+    case 'HoldReleased':
+      return 'withdrawal';
     default: {
       const _never: never = event;
       return 'deposit';

@@ -1,0 +1,55 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { CommandMetadata } from '../../application/command-handler.js';
+import { withdrawalDetail, withdrawalResource } from '../../application/withdrawal-resource.js';
+import { approveWithdrawal, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
+import type { WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
+import { decodeCursor, toPage } from '../pagination.js';
+import type { AppEnv } from '../request-context.js';
+import type { approveWithdrawalRoute, cancelWithdrawalRoute, createWithdrawalRoute, getWithdrawalRoute, listWithdrawalsRoute } from './routes.js';
+
+const metadataOf = (c: { get(key: 'principal'): { userId: string; orgId: string }; get(key: 'requestId'): string }): CommandMetadata => ({
+  actor: c.get('principal').userId,
+  orgId: c.get('principal').orgId,
+  requestId: c.get('requestId'),
+});
+
+const callerOf = (c: { get(key: 'principal'): { userId: string; orgId: string } }) => ({ orgId: c.get('principal').orgId, userId: c.get('principal').userId });
+
+/** Commands and single reads answer from the withdrawal's stream (consistent at once); the list from the read model. */
+export const withdrawalHandlers = (services: WithdrawalServices) => {
+  const create: RouteHandler<typeof createWithdrawalRoute, AppEnv> = async (c) => {
+    const withdrawal = await createWithdrawal(services, callerOf(c), c.req.valid('json'), metadataOf(c));
+    return c.json({ withdrawal: withdrawalResource(withdrawal) }, 201);
+  };
+
+  const list: RouteHandler<typeof listWithdrawalsRoute, AppEnv> = async (c) => {
+    const { status, limit, cursor } = c.req.valid('query');
+    let query = services.db
+      .selectFrom('withdrawals')
+      .select(['seq', 'state'])
+      .where('org_id', '=', c.get('principal').orgId)
+      .orderBy('seq', 'desc')
+      .limit(limit + 1);
+    if (status !== undefined) query = query.where('status', '=', status as WithdrawalStatus);
+    if (cursor !== undefined) query = query.where('seq', '<', decodeCursor(cursor));
+    const { page, nextCursor } = toPage(await query.execute(), limit);
+    return c.json({ withdrawals: page.map((row) => withdrawalResource(row.state)), nextCursor }, 200);
+  };
+
+  const get: RouteHandler<typeof getWithdrawalRoute, AppEnv> = async (c) => {
+    const { state } = await loadWithdrawal(services, c.get('principal').orgId, c.req.valid('param').id);
+    return c.json(withdrawalDetail(state), 200);
+  };
+
+  const cancel: RouteHandler<typeof cancelWithdrawalRoute, AppEnv> = async (c) => {
+    const { id, status, txnError, updatedAt } = await cancelWithdrawal(services, callerOf(c), c.req.valid('param').id, metadataOf(c));
+    return c.json({ withdrawal: { id, status, txnError, updatedAt } }, 200);
+  };
+
+  const approve: RouteHandler<typeof approveWithdrawalRoute, AppEnv> = async (c) => {
+    const withdrawal = await approveWithdrawal(services, callerOf(c), c.req.valid('param').id, c.req.valid('json').totpCode, metadataOf(c));
+    return c.json({ withdrawal: withdrawalResource(withdrawal) }, 200);
+  };
+
+  return { create, list, get, cancel, approve };
+};

@@ -1,0 +1,113 @@
+import type { ChainDefinition } from '../chains/chain.js';
+import { addressCodecs } from '../chains/families.js';
+import type { ChainGateway } from '../chains/gateway.js';
+import { nativeToken, type TokenDefinition } from '../chains/tokens.js';
+import { parseXrpRecipient } from '../chains/xrp/address.js';
+import { DomainError } from '../domain/errors.js';
+import type { Balances } from '../domain/ledger/ledger.js';
+import type { OrganizationChainWallets } from './organization-wallets.js';
+
+/**
+ * The checks of POST /withdrawals that need no stream of ours (SPEC §7.3, in the order of the
+ * issue): recipient, XRP destination tag, token bounds, gas. Each is a pure function of what the
+ * caller read, or one question to the chain's gateway.
+ */
+
+/** INVALID_RECIPIENT_ADDRESS unless `recipient` is an address of the chain's family and network. */
+export const checkRecipient = (chain: ChainDefinition, recipient: string): void => {
+  if (!addressCodecs[chain.family].isValidAddress(recipient, chain.network)) {
+    throw new DomainError('INVALID_RECIPIENT_ADDRESS', `${recipient} is not a valid ${chain.name} address`, { chainId: chain.id, recipient });
+  }
+};
+
+const MAX_DESTINATION_TAG = 4_294_967_295;
+
+/** CONTRACT §6: on XRP, `memo` is the destination tag, a decimal integer 0–4294967295. */
+const destinationTagOf = (memo: string): number => {
+  const tag = /^(0|[1-9][0-9]{0,9})$/.test(memo) ? Number(memo) : Number.NaN;
+  if (!(tag <= MAX_DESTINATION_TAG)) {
+    throw new DomainError('BAD_REQUEST', 'On XRP, memo is the destination tag: a decimal integer from 0 to 4294967295', {
+      issues: [{ path: 'memo', message: 'a decimal integer from 0 to 4294967295', code: 'invalid_format' }],
+    });
+  }
+  return tag;
+};
+
+/**
+ * XRP only: the tag given as memo or carried by an X-address (both must agree), and
+ * MISSING_DESTINATION_TAG when neither gives one and the account requires it (RequireDest, read from the chain).
+ */
+export const checkDestinationTag = async (chain: ChainDefinition, gateway: ChainGateway, recipient: string, memo: string | null): Promise<void> => {
+  if (chain.family !== 'xrp') return;
+  const { classicAddress, tag: addressTag } = parseXrpRecipient(recipient, chain.network);
+  const memoTag = memo === null ? null : destinationTagOf(memo);
+  if (memoTag !== null && addressTag !== null && memoTag !== addressTag) {
+    throw new DomainError('BAD_REQUEST', `The X-address carries destination tag ${addressTag}, and memo says ${memoTag}`, {
+      issues: [{ path: 'memo', message: 'differs from the X-address’s own tag', code: 'custom' }],
+    });
+  }
+  if (memoTag === null && addressTag === null && (await gateway.requiresDestinationTag(classicAddress))) {
+    throw new DomainError('MISSING_DESTINATION_TAG', `${recipient} requires a destination tag: give it as memo`, { chainId: chain.id, toAddress: recipient });
+  }
+};
+
+/** The token's withdrawal bounds (CONTRACT §6, base units). */
+export const checkBounds = (token: TokenDefinition, amount: bigint): void => {
+  const { minimumWithdrawal, maximumWithdrawal } = token.properties;
+  if (amount < BigInt(minimumWithdrawal)) {
+    throw new DomainError('WITHDRAWAL_BELOW_MINIMUM', `The smallest ${token.symbol} withdrawal is ${minimumWithdrawal} base units`, {
+      tokenId: token.id,
+      amount: amount.toString(),
+      minimumWithdrawal,
+    });
+  }
+  if (amount > BigInt(maximumWithdrawal)) {
+    throw new DomainError('WITHDRAWAL_ABOVE_MAXIMUM', `The largest ${token.symbol} withdrawal is ${maximumWithdrawal} base units`, {
+      tokenId: token.id,
+      amount: amount.toString(),
+      maximumWithdrawal,
+    });
+  }
+};
+
+/**
+ * EVM and Tron: the organization's gas wallet pays the network fee of a withdrawal; with less
+ * native currency there than one transfer of this asset costs, it would only fail later.
+ */
+export const checkGas = async (
+  chain: ChainDefinition,
+  token: TokenDefinition,
+  gateway: ChainGateway,
+  wallets: OrganizationChainWallets,
+  recipient: string,
+  amount: bigint,
+): Promise<void> => {
+  if (wallets.gasAddress === null) return;
+  const asset = token.kind === 'native' ? 'native' : token.address;
+  const [gasWalletBalance, estimate] = await Promise.all([
+    gateway.balance(wallets.gasAddress, 'native'),
+    gateway.estimateFee({ from: wallets.settlementAddress, to: recipient, asset, amount }),
+  ]);
+  if (gasWalletBalance < estimate.fee) {
+    throw new DomainError('INSUFFICIENT_GAS', `The ${chain.name} gas wallet ${wallets.gasAddress} cannot pay this withdrawal’s fee: fund it with ${chain.properties.nativeCurrency}`, {
+      chainId: chain.id,
+      gasWalletBalance: gasWalletBalance.toString(),
+      estimatedGasNeeded: estimate.fee.toString(),
+      nativeToken: nativeToken(chain.id).symbol,
+    });
+  }
+};
+
+/**
+ * Bitcoin: funds that are only detected (pending) are no use to a withdrawal yet. When they would
+ * have covered it, say so (INSUFFICIENT_CONFIRMED_BALANCE) rather than a bare INSUFFICIENT_BALANCE.
+ */
+export const checkConfirmedBalance = (chain: ChainDefinition, ledger: Balances, amount: bigint): void => {
+  if (chain.family !== 'bitcoin' || amount <= ledger.available || amount > ledger.available + ledger.pending) return;
+  throw new DomainError('INSUFFICIENT_CONFIRMED_BALANCE', 'Part of the balance is not confirmed yet; wait for the confirmations', {
+    chainId: chain.id,
+    totalBalance: (ledger.available + ledger.pending).toString(),
+    confirmedBalance: ledger.available.toString(),
+    unconfirmedBalance: ledger.pending.toString(),
+  });
+};

@@ -1,0 +1,239 @@
+import type { Kysely } from 'kysely';
+import type { ChainDefinition } from '../chains/chain.js';
+import type { ChainGateway } from '../chains/gateway.js';
+import { gasTopUpDecider, type GasTopUpCommand } from '../chains/processor/gas-top-up.js';
+import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from '../chains/processor/transactions.js';
+import type { Signer } from '../chains/signer/signer.js';
+import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
+import { signSweepTransfer } from '../chains/sweeper/transactions.js';
+import { findToken } from '../chains/tokens.js';
+import type { Database } from '../db/database.js';
+import { DomainError } from '../domain/errors.js';
+import { ledgerDecider } from '../domain/ledger/decide.js';
+import { streams } from '../domain/streams.js';
+import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
+import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../domain/withdrawal/withdrawal.js';
+import type { Logger } from '../log.js';
+import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
+import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+import type { OrganizationWallets } from './organization-wallets.js';
+import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+import { applyWithdrawalCommand } from './withdrawals.js';
+import { followSignedTransaction } from './sweeps.js';
+
+export interface WithdrawalProcessingServices extends CommandServices {
+  chain: ChainDefinition;
+  gateway: ChainGateway;
+  signer: Signer;
+  wallets: OrganizationWallets;
+  db: Kysely<Database>;
+  logger: Logger;
+  streamQueue?: StreamQueue;
+  /** fault injection for crash tests: runs right after an event is appended / a transaction is broadcast; a throw there is a crash */
+  faults?: { afterRecord?(eventType: string): void | Promise<void>; afterBroadcast?(txHash: string): void | Promise<void> };
+}
+
+export type ProcessingProgress =
+  | { outcome: 'finished'; status: WithdrawalStatus | 'None' }
+  | { outcome: 'waiting'; for: 'gas' | 'funds' | 'confirmations' }
+  | { outcome: 'deferred'; reason: string };
+
+const MAX_STEPS_PER_CALL = 12;
+
+/** Bitcoin and XRP pay the network from the organization's own balance of the chain's coin (SPEC §1); EVM and Tron from the gas wallet. */
+const feeFromBalance = (chain: ChainDefinition) => chain.family === 'bitcoin' || chain.family === 'xrp';
+
+/** The completion: the withdrawal, its hold posted and (Bitcoin, XRP) its fee charged, in one append. */
+const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
+  const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
+  await (services.streamQueue ?? sharedStreamQueue).run(ledgerStream, () =>
+    decideAtomically(services, metadata, async (now) => {
+      const stream = streams.withdrawal(withdrawal.id);
+      const current = await loadAggregate(services.store, stream, withdrawalDecider);
+      const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
+      if (events.length === 0) return { appends: [], result: {} };
+      const ledger = await loadAggregate(services.store, ledgerStream, ledgerDecider);
+      const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
+      const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
+      const ledgerEvents = [...posted];
+      if (feeFromBalance(services.chain) && fee > 0n) {
+        const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
+        try {
+          ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+          // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
+          services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
+        }
+      }
+      const appends: DecidedAppend[] = [
+        { stream, expectedRevision: current.expectedRevision, events },
+        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
+      ];
+      return { appends, result: {} };
+    }),
+  );
+};
+
+/** The failure: the withdrawal Failed with `txnError` and its hold released, in one append (the create/cancel side's own path). */
+const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata) => {
+  await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata);
+};
+
+/** The organization's available balance of the withdrawn token must still pay a fee taken from it (Bitcoin, XRP). */
+const checkFeeCovered = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, fee: bigint) => {
+  if (!feeFromBalance(services.chain)) return;
+  const { state } = await loadAggregate(services.store, streams.ledger(withdrawal.orgId, withdrawal.tokenId), ledgerDecider);
+  if (state.available < fee) throw new CannotPayError(`the available balance (${state.available}) cannot pay the network fee (${fee})`, true);
+};
+
+type Prepared = { kind: 'signed'; transaction: SignedWithdrawal } | { kind: 'topUpSigned' } | { kind: 'waiting'; for: 'gas' | 'funds' | 'confirmations' } | { kind: 'failed'; error: string };
+
+/**
+ * EVM and Tron: the payment leaves the organization's settlement wallet. Its gas: when the wallet
+ * lacks it, the gas wallet tops it up first (the sweep's top-up step, recorded before it is sent).
+ */
+const prepareAccountTransfer = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata): Promise<Prepared> => {
+  const { chain, gateway, signer, store } = services;
+  const token = findToken(withdrawal.tokenId);
+  if (!token) return { kind: 'failed', error: `the catalog has no token ${withdrawal.tokenId}` };
+  const asset = token.kind === 'native' ? 'native' : token.address;
+  const amount = BigInt(withdrawal.amount);
+  const wallets = await services.wallets.walletsOf(withdrawal.orgId, chain.id, metadata);
+  const from = wallets.settlementAddress;
+
+  // a top-up in flight is followed to its end before anything else is signed
+  const gasStream = streams.withdrawalGas(withdrawal.id);
+  const gas = await loadAggregate(store, gasStream, gasTopUpDecider);
+  const recordGas = async (command: GasTopUpCommand) => {
+    const now = services.clock();
+    const events = gasTopUpDecider.decide(command, gas.state, { now });
+    if (events.length === 0) return;
+    await store.appendMany([{ stream: gasStream, expectedRevision: gas.expectedRevision, events: toNewEvents(events, metadata, now) }]);
+    for (const event of events) await services.faults?.afterRecord?.(event.type);
+  };
+  let gasReceived = gas.state.status === 'Confirmed';
+  if (gas.state.status === 'Signed') {
+    const followed = await followSignedTransaction(services, gas.state.step);
+    if (followed.kind === 'sent') return { kind: 'waiting', for: 'confirmations' };
+    if (followed.kind === 'failed') {
+      await recordGas({ type: 'RecordTopUpFailed', withdrawalId: withdrawal.id, error: followed.error });
+      return { kind: 'failed', error: `the gas top-up failed: ${followed.error}` };
+    }
+    await recordGas({ type: 'RecordTopUpConfirmed', withdrawalId: withdrawal.id, blockNumber: followed.blockNumber, fee: followed.fee });
+    gasReceived = true;
+  }
+
+  if (asset !== 'native' && (await gateway.balance(from, asset)) < amount) return { kind: 'waiting', for: 'funds' }; // its deposits are still being swept
+  const estimate = await gateway.estimateFee({ from, to: withdrawal.recipient, asset, amount });
+  const nativeBalance = await gateway.balance(from, 'native');
+  if (asset === 'native' && nativeBalance < amount) return { kind: 'waiting', for: 'funds' };
+  const now = services.clock();
+  // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
+  // are what its ledger says it holds): every EVM/Tron withdrawal first receives exactly its fee.
+  if (!gasReceived) {
+    const shortfall = estimate.fee;
+    if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
+    const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress: wallets.gasAddress, to: from, shortfall, gasWalletBusy: false, now });
+    if (topUp.kind !== 'signed') {
+      services.logger.warn('withdrawal: waiting for gas', { withdrawalId: withdrawal.id, gasWallet: wallets.gasAddress, ...(topUp.kind === 'wait' ? { required: topUp.required.toString(), available: topUp.available.toString() } : {}) });
+      return { kind: 'waiting', for: 'gas' };
+    }
+    await recordGas({ type: 'RecordTopUpSigned', withdrawalId: withdrawal.id, chainId: chain.id, step: topUp.step });
+    return { kind: 'topUpSigned' };
+  }
+  const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'settlement', index: wallets.index }, from, to: withdrawal.recipient, asset, amount, estimate, now });
+  return { kind: 'signed', transaction: { raw: step.raw, txHash: step.txHash, nonce: step.nonce, fee: estimate.fee } };
+};
+
+/** Builds and signs the withdrawal's transaction (or the gas top-up it needs first); nothing is sent here. */
+const prepare = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata): Promise<Prepared> => {
+  try {
+    switch (services.chain.family) {
+      case 'evm':
+      case 'tron':
+        return await prepareAccountTransfer(services, withdrawal, metadata);
+      case 'bitcoin': {
+        const transaction = await signBitcoinWithdrawal(services, withdrawal);
+        await checkFeeCovered(services, withdrawal, transaction.fee);
+        return { kind: 'signed', transaction };
+      }
+      case 'xrp': {
+        const transaction = await signXrpWithdrawal(services, withdrawal);
+        await checkFeeCovered(services, withdrawal, transaction.fee);
+        return { kind: 'signed', transaction };
+      }
+    }
+  } catch (error) {
+    if (error instanceof CannotPayError) return error.final ? { kind: 'failed', error: error.message } : { kind: 'waiting', for: 'funds' };
+    // the settlement wallet keeps losing its gas: an operator's matter, not one more top-up
+    if (error instanceof DomainError && error.code === 'GAS_TOP_UP_LIMIT') return { kind: 'failed', error: error.message };
+    throw error;
+  }
+};
+
+/**
+ * Takes one withdrawal as far as it can go now: signs and records its transaction, sends it,
+ * follows it to Completed or Failed. Every decision is appended at the revision it was read at, so
+ * a cancel racing the signature, or a second processor, makes the append fail and the bytes are
+ * dropped unsent. A recorded transaction is only ever looked up and re-sent as recorded, never
+ * signed again: a crash anywhere cannot make a second, different payment.
+ */
+export const advanceWithdrawal = async (services: WithdrawalProcessingServices, withdrawalId: string): Promise<ProcessingProgress> => {
+  const { store, chain } = services;
+  const stream = streams.withdrawal(withdrawalId);
+  const log = services.logger.child({ chainId: chain.id, withdrawalId });
+  for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
+    const loaded = await loadAggregate(store, stream, withdrawalDecider);
+    const withdrawal = loaded.state;
+    if (withdrawal.status === 'None') return { outcome: 'finished', status: 'None' };
+    if (withdrawal.chainId !== chain.id) throw new Error(`withdrawal ${withdrawalId} is on ${withdrawal.chainId}, not ${chain.id}`);
+    if (isTerminal(withdrawal.status) || withdrawal.status === 'PendingApproval') return { outcome: 'finished', status: withdrawal.status };
+    const metadata: CommandMetadata = { actor: `withdrawal-processor:${chain.id}`, orgId: withdrawal.orgId };
+    const record = async (command: WithdrawalCommand): Promise<boolean> => {
+      const now = services.clock();
+      const events = withdrawalDecider.decide(command, withdrawal, { now });
+      if (events.length === 0) return false;
+      await store.appendMany([{ stream, expectedRevision: loaded.expectedRevision, events: toNewEvents(events, metadata, now) }]);
+      for (const event of events) await services.faults?.afterRecord?.(event.type);
+      return true;
+    };
+
+    const signed = withdrawal.signedTransaction;
+    if (!signed) {
+      const prepared = await prepare(services, withdrawal, metadata);
+      switch (prepared.kind) {
+        case 'failed':
+          await failWithdrawal(services, withdrawal, prepared.error, metadata);
+          log.error('withdrawal: failed before signing', { error: prepared.error });
+          continue;
+        case 'waiting':
+          return { outcome: 'waiting', for: prepared.for };
+        case 'topUpSigned':
+          continue;
+        case 'signed': {
+          const { raw, txHash, nonce, fee } = prepared.transaction;
+          await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString() });
+          log.info('withdrawal: transaction signed', { txHash, nonce, fee: fee.toString() });
+          continue;
+        }
+      }
+    }
+
+    const followed = await followSignedTransaction(services, signed);
+    if (followed.kind === 'failed') {
+      await failWithdrawal(services, withdrawal, followed.error, metadata);
+      log.error('withdrawal: failed', { txHash: signed.txHash, error: followed.error });
+      continue;
+    }
+    if (withdrawal.status === 'Pending') {
+      // sent (now, or before a crash): Processing first, so every withdrawal goes the same way, then one more look
+      await record({ type: 'RecordBroadcast', id: withdrawalId, txHash: signed.txHash });
+      continue;
+    }
+    if (followed.kind === 'sent') return { outcome: 'waiting', for: 'confirmations' };
+    await completeWithdrawal(services, withdrawal, signed.txHash, followed.blockNumber, followed.fee, metadata);
+    log.info('withdrawal: completed', { txHash: signed.txHash, fee: followed.fee.toString() });
+  }
+  return { outcome: 'deferred', reason: 'step limit of one call reached' };
+};

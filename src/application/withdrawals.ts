@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { ChainAvailability } from '../chains/availability.js';
+import { loadChainSettings, checkChainAndToken } from '../chains/enablement.js';
+import type { GatewayLookup } from '../chains/gateway-lookup.js';
+import { parseAmount } from '../domain/amount.js';
+import { fold } from '../domain/decider.js';
+import { DomainError } from '../domain/errors.js';
+import { ledgerDecider, type LedgerCommand } from '../domain/ledger/decide.js';
+import { organizationDecider } from '../domain/organization/decide.js';
+import type { ActiveOrganization } from '../domain/organization/organization.js';
+import { streams } from '../domain/streams.js';
+import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
+import { withdrawalReferenceClaimed, type WithdrawalReferenceClaimed } from '../domain/withdrawal/reference-claim.js';
+import type { WithdrawalEvent, WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
+import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
+import { loadAggregate, toDomainEvent, type CommandMetadata } from './command-handler.js';
+import { checkExternalUserId } from './deposit-accounts.js';
+import { loadLedger } from './ledgers.js';
+import { acceptTotpCode } from './login.js';
+import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
+import type { OrganizationServices } from './organizations.js';
+import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient } from './withdrawal-checks.js';
+
+export interface WithdrawalServices extends OrganizationServices {
+  /** which chains run service-wide (each organization may switch them off) */
+  availability: ChainAvailability;
+  gateways: GatewayLookup;
+  /** the organizations' settlement and gas wallets; null without a signer (no chain can pay out) */
+  wallets: OrganizationWallets | null;
+  /** defaults to the process's shared queue, so every writer of one ledger takes turns */
+  streamQueue?: StreamQueue;
+}
+
+/** Who asks: the organization and the user (an API key acts as its owner). */
+export interface Caller {
+  orgId: string;
+  userId: string;
+}
+
+/** POST /withdrawals, after the body's shape was checked (zod). */
+export interface WithdrawalRequest {
+  chainId: string;
+  tokenId: string;
+  amount: string;
+  recipient: string;
+  reference: string;
+  memo?: string | undefined;
+  internalNote?: string | undefined;
+  externalUserId?: string | undefined;
+}
+
+const unavailable = (what: string) => new DomainError('SERVICE_UNAVAILABLE', `${what} is not available on this service right now`);
+
+const inLedgerQueue = <T>(services: WithdrawalServices, orgId: string, tokenId: string, task: () => Promise<T>) =>
+  (services.streamQueue ?? sharedStreamQueue).run(streams.ledger(orgId, tokenId), task);
+
+const loadOrganization = async (services: WithdrawalServices, orgId: string): Promise<ActiveOrganization> => {
+  const { state } = await loadAggregate(services.store, streams.organization(orgId), organizationDecider);
+  if (state.status !== 'Active') throw new DomainError('UNAUTHORIZED', 'The organization does not exist');
+  return state;
+};
+
+const userOf = (organization: ActiveOrganization, userId: string) => {
+  const user = organization.users.find((candidate) => candidate.userId === userId);
+  if (!user) throw new DomainError('UNAUTHORIZED', 'The user is not a member of this organization');
+  return user;
+};
+
+/** The withdrawal as its stream holds it (consistent at once); another organization's is WITHDRAWAL_NOT_FOUND. */
+export const loadWithdrawal = async (services: Pick<WithdrawalServices, 'store'>, orgId: string, withdrawalId: string) => {
+  const loaded = await loadAggregate(services.store, streams.withdrawal(withdrawalId), withdrawalDecider);
+  if (loaded.state.status === 'None' || loaded.state.orgId !== orgId) {
+    throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${withdrawalId}`, { withdrawalId });
+  }
+  return { state: loaded.state, expectedRevision: loaded.expectedRevision };
+};
+
+/** DUPLICATE_REFERENCE naming the withdrawal that holds the reference, or nothing when it is free. */
+const refuseTakenReference = async (services: WithdrawalServices, referenceStream: string, reference: string) => {
+  const [claim] = await services.store.readStream(referenceStream, { maxCount: 1 });
+  if (!claim) return;
+  const { withdrawalId } = toDomainEvent<WithdrawalReferenceClaimed>(claim).data;
+  throw new DomainError('DUPLICATE_REFERENCE', `The reference ${reference} is already used by withdrawal ${withdrawalId}`, { withdrawalId, reference });
+};
+
+/**
+ * POST /withdrawals. Validates in SPEC's order (chain and token, amount, recipient, XRP tag, bounds,
+ * gas), then in one atomic append: the reference claimed (no_stream), the funds held on the
+ * ledger (its revision; INSUFFICIENT_BALANCE), the withdrawal created (no_stream). The ledger is
+ * shared by every withdrawal and deposit of the token, so the decision waits its turn in the
+ * ledger's queue instead of losing races to its neighbours.
+ */
+export const createWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
+  if (input.externalUserId !== undefined) checkExternalUserId(input.externalUserId);
+  const { chain, token } = checkChainAndToken(await loadChainSettings(services.db, services.availability, caller.orgId), input.chainId, input.tokenId);
+  const amount = parseAmount(input.amount);
+  checkRecipient(chain, input.recipient);
+  const gateway = services.gateways(chain.id);
+  if (!gateway) throw unavailable(`Chain ${chain.id}`);
+  const memo = input.memo ?? null;
+  await checkDestinationTag(chain, gateway, input.recipient, memo);
+  checkBounds(token, amount);
+  if (hasGasWallet(chain)) {
+    if (!services.wallets) throw unavailable('Signing');
+    await checkGas(chain, token, gateway, await services.wallets.walletsOf(caller.orgId, chain.id, metadata), input.recipient, amount);
+  }
+
+  const organization = await loadOrganization(services, caller.orgId);
+  userOf(organization, caller.userId);
+  const id = randomUUID();
+  const referenceStream = streams.withdrawalReference(caller.orgId, input.reference);
+  const ledgerStream = streams.ledger(caller.orgId, token.id);
+  const request: WithdrawalCommand = {
+    type: 'RequestWithdrawal',
+    id,
+    orgId: caller.orgId,
+    chainId: chain.id,
+    tokenId: token.id,
+    amount: amount.toString(),
+    recipient: input.recipient,
+    memo,
+    reference: input.reference,
+    internalNote: input.internalNote ?? '',
+    externalUserId: input.externalUserId ?? null,
+    initiator: caller.userId,
+    minWithdrawalSigners: organization.minWithdrawalSigners,
+  };
+  const scoped = { ...metadata, orgId: caller.orgId };
+  const { events } = await inLedgerQueue(services, caller.orgId, token.id, () =>
+    decideAtomically(services, scoped, async (now) => {
+      await refuseTakenReference(services, referenceStream, input.reference);
+      const ledger = await loadLedger(services.store, ledgerStream);
+      checkConfirmedBalance(chain, ledger.state, amount);
+      const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
+      const requested = withdrawalDecider.decide(request, withdrawalDecider.initialState, { now });
+      const appends: DecidedAppend[] = [
+        { stream: referenceStream, expectedRevision: 'no_stream', events: [withdrawalReferenceClaimed(caller.orgId, input.reference, id, now)] },
+        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: held },
+        { stream: streams.withdrawal(id), expectedRevision: 'no_stream', events: requested },
+      ];
+      return { appends, result: { events: requested } };
+    }),
+  );
+  return fold(withdrawalDecider, events) as WithdrawalRecord;
+};
+
+/** What a withdrawal's new events do to its ledger: a terminal event ends the hold, one way or the other. */
+const ledgerCommandsFor = (withdrawal: WithdrawalRecord, events: WithdrawalEvent[]): LedgerCommand[] =>
+  events.flatMap((event): LedgerCommand[] => {
+    const hold = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id };
+    if (event.type === 'WithdrawalCompleted') return [{ type: 'PostHold', ...hold }];
+    if (event.type === 'WithdrawalCancelled' || event.type === 'WithdrawalFailed') return [{ type: 'ReleaseHold', ...hold }];
+    return [];
+  });
+
+/**
+ * Any command on an existing withdrawal, with its ledger effect in the same atomic append
+ * (ARCHITECTURE invariants 3 and 5): cancelling or failing releases the hold, completing posts it.
+ * Both streams are re-read and re-decided on a conflict; the ledger's queue keeps this process's
+ * writers of one ledger in turn. The processor uses it for sign / broadcast / complete / fail.
+ */
+export const applyWithdrawalCommand = async (
+  services: Pick<WithdrawalServices, 'store' | 'clock' | 'streamQueue'>,
+  withdrawal: Pick<WithdrawalRecord, 'id' | 'orgId' | 'tokenId'>,
+  command: Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>,
+  metadata: CommandMetadata,
+): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[] }> => {
+  const withdrawalStream = streams.withdrawal(withdrawal.id);
+  const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
+  const scoped = { ...metadata, orgId: withdrawal.orgId };
+  return (services.streamQueue ?? sharedStreamQueue).run(ledgerStream, () =>
+    decideAtomically(services, scoped, async (now) => {
+      const current = await loadAggregate(services.store, withdrawalStream, withdrawalDecider);
+      const events = withdrawalDecider.decide(command, current.state, { now });
+      const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
+      const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
+      const ledgerCommands = ledgerCommandsFor(after, events);
+      if (ledgerCommands.length > 0) {
+        const ledger = await loadLedger(services.store, ledgerStream);
+        let state = ledger.state;
+        const ledgerEvents = ledgerCommands.flatMap((ledgerCommand) => {
+          const decided = ledgerDecider.decide(ledgerCommand, state, { now });
+          state = decided.reduce(ledgerDecider.evolve, state);
+          return decided;
+        });
+        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
+      }
+      return { appends, result: { withdrawal: after, events } };
+    }),
+  );
+};
+
+/**
+ * CONTRACT §4: a person approves with a fresh TOTP code (accepted once, the login's own logic).
+ * The approval is decided first without writing, so a refused one (DUPLICATE_APPROVAL,
+ * WITHDRAWAL_ALREADY_PROCESSED) does not spend the code; then the code, then the approval itself,
+ * re-decided on the stream's current revision.
+ */
+export const approveWithdrawal = async (services: WithdrawalServices, caller: Caller, withdrawalId: string, totpCode: string, metadata: CommandMetadata) => {
+  const { state } = await loadWithdrawal(services, caller.orgId, withdrawalId);
+  const command: WithdrawalCommand = { type: 'ApproveWithdrawal', id: withdrawalId, userId: caller.userId };
+  withdrawalDecider.decide(command, state, { now: services.clock() });
+  const user = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  await acceptTotpCode(services, user, totpCode, 'approval', { ...metadata, orgId: caller.orgId });
+  return (await applyWithdrawalCommand(services, state, command, metadata)).withdrawal;
+};
+
+/** SPEC §3: Pending or PendingApproval → Cancelled (`Cancelled by <username>`), the hold released in the same append. */
+export const cancelWithdrawal = async (services: WithdrawalServices, caller: Caller, withdrawalId: string, metadata: CommandMetadata) => {
+  const { state } = await loadWithdrawal(services, caller.orgId, withdrawalId);
+  const { username } = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  return (await applyWithdrawalCommand(services, state, { type: 'CancelWithdrawal', id: withdrawalId, userId: caller.userId, username }, metadata)).withdrawal;
+};

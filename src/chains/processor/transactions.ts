@@ -1,0 +1,133 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { accountDecider } from '../../domain/account/account.js';
+import type { DerivationOwnerEvent } from '../../domain/derivation/derivation.js';
+import { streams } from '../../domain/streams.js';
+import type { WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { loadAggregate, toDomainEvent } from '../../application/command-handler.js';
+import type { OrganizationWallets } from '../../application/organization-wallets.js';
+import type { ChainDefinition } from '../chain.js';
+import { transactionCodecs } from '../families.js';
+import type { ChainGateway } from '../gateway.js';
+import type { Signer, WalletRef } from '../signer/signer.js';
+import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type SpendableOutput } from './planning.js';
+
+export interface FamilyServices {
+  chain: ChainDefinition;
+  gateway: ChainGateway;
+  signer: Signer;
+  wallets: OrganizationWallets;
+  store: EventStore;
+  db: Kysely<Database>;
+}
+
+/** A withdrawal's transaction, signed and not yet sent: what WithdrawalTransactionSigned records. */
+export interface SignedWithdrawal {
+  raw: string;
+  txHash: string;
+  /** EVM nonce / XRP sequence; null for Bitcoin (its inputs are in `raw`) */
+  nonce: number | null;
+  /** the fee the transaction states or is estimated at, native base units */
+  fee: bigint;
+}
+
+/** The plan cannot be paid as things stand; `final`: it never will be (the withdrawal fails), else it waits. */
+export class CannotPayError extends Error {
+  constructor(
+    message: string,
+    readonly final: boolean,
+  ) {
+    super(message);
+    this.name = 'CannotPayError';
+  }
+}
+
+const ORGANIZATION_OWNER = '(organization)';
+
+/** Bitcoin: the organization's wallets whose outputs pay its withdrawals (deposit addresses and its change address). */
+const bitcoinWalletsOf = async (services: FamilyServices, orgId: string): Promise<{ byAddress: Map<string, WalletRef>; changeAddress: string }> => {
+  const { chain, db, store, signer, wallets } = services;
+  const byAddress = new Map<string, WalletRef>();
+  const accounts = await db.selectFrom('accounts').select(['external_user_id', 'address']).where('org_id', '=', orgId).where('chain_id', '=', chain.id).execute();
+  for (const row of accounts) {
+    const { state } = await loadAggregate(store, streams.account(orgId, chain.id, row.external_user_id), accountDecider);
+    if (state.status !== 'Created') continue;
+    const wallet: WalletRef = { branch: 'receive', index: state.derivation.index };
+    // never hand the signer an output of an address it does not hold at that index
+    if (signer.addressOf(chain, wallet) === row.address) byAddress.set(row.address, wallet);
+  }
+  const { index } = await wallets.walletsOf(orgId, chain.id, { actor: `withdrawal-processor:${chain.id}` });
+  const change: WalletRef = { branch: 'service', index };
+  const changeAddress = signer.addressOf(chain, change);
+  byAddress.set(changeAddress, change);
+  return { byAddress, changeAddress };
+};
+
+/**
+ * Bitcoin: confirmed outputs of the organization's wallets, largest first, to the recipient and
+ * the change back to the organization's change address; fee = vsize × the gateway's rate.
+ */
+export const signBitcoinWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
+  const { chain, gateway, signer } = services;
+  const { byAddress, changeAddress } = await bitcoinWalletsOf(services, withdrawal.orgId);
+  const unspent = await gateway.unspentOutputs([...byAddress.keys()]);
+  const spendable: SpendableOutput<WalletRef>[] = unspent
+    .filter((output) => output.confirmations >= chain.properties.confirmations && byAddress.has(output.address))
+    .map((output) => ({ txHash: output.txHash, index: output.index, amount: output.amount, wallet: byAddress.get(output.address)! }));
+  const estimate = await gateway.estimateFee({ from: changeAddress, to: withdrawal.recipient, asset: 'native', amount: BigInt(withdrawal.amount) });
+  const feeRate = estimate.parameters.feeRateSatPerVbyte;
+  if (feeRate === undefined) throw new Error('the Bitcoin fee estimate has no feeRateSatPerVbyte');
+  let plan;
+  try {
+    plan = planBitcoinSpend({ outputs: spendable, recipient: withdrawal.recipient, amount: BigInt(withdrawal.amount), feeRateSatPerVbyte: BigInt(feeRate), changeAddress });
+  } catch (error) {
+    if (error instanceof InsufficientFundsError || error instanceof RangeError) throw new CannotPayError(error.message, true);
+    throw error;
+  }
+  const { raw, txHash } = signer.signBitcoinTransfer(
+    chain,
+    plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ wallet, txHash: hash, index, amount })),
+    plan.outputs,
+  );
+  return { raw, txHash, nonce: null, fee: plan.fee };
+};
+
+/** XRP: the organization's address is the receive child it holds in the XRP key space (where its users' deposits arrive, told apart by tag). */
+export const xrpWalletOf = async (services: FamilyServices, orgId: string): Promise<{ wallet: WalletRef; address: string } | null> => {
+  const { chain, store, signer } = services;
+  const [assigned] = await store.readStream(streams.derivationOwner(chain.keySpace, orgId, ORGANIZATION_OWNER), { maxCount: 1 });
+  if (!assigned) return null;
+  const wallet: WalletRef = { branch: 'receive', index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index };
+  return { wallet, address: signer.addressOf(chain, wallet) };
+};
+
+/** XRP: a Payment from the organization's address, Sequence from the gateway, the tag from `memo` or the X-address. */
+export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
+  const { chain, gateway, signer } = services;
+  const sender = await xrpWalletOf(services, withdrawal.orgId);
+  if (!sender) throw new CannotPayError('the organization has no XRP address (no deposit account on this chain)', true);
+  let destination;
+  try {
+    destination = xrpDestination(withdrawal.recipient, withdrawal.memo, chain.network);
+  } catch (error) {
+    throw new CannotPayError((error as Error).message, true);
+  }
+  if (destination.tag === undefined && (await gateway.requiresDestinationTag(destination.classicAddress))) {
+    throw new CannotPayError(`${destination.classicAddress} requires a destination tag; the withdrawal has none`, true);
+  }
+  const amount = BigInt(withdrawal.amount);
+  const estimate = await gateway.estimateFee({ from: sender.address, to: destination.classicAddress, asset: 'native', amount });
+  const sequence = await gateway.nextNonce(sender.address);
+  const head = await gateway.head();
+  const raw = signer.signXrpPayment(chain, sender.wallet, {
+    destination: destination.classicAddress,
+    amountDrops: amount,
+    ...(destination.tag !== undefined ? { destinationTag: destination.tag } : {}),
+    fee: estimate.fee,
+    sequence,
+    lastLedgerSequence: head.number + XRP_LEDGER_WINDOW,
+  });
+  const { hash } = transactionCodecs.xrp.decodeSignedTransaction(raw, { chain });
+  return { raw, txHash: hash, nonce: sequence, fee: estimate.fee };
+};

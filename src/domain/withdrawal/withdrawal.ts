@@ -1,0 +1,112 @@
+import type { DomainEvent } from '../decider.js';
+
+/** SPEC §3's statuses. */
+export type WithdrawalStatus = 'Pending' | 'PendingApproval' | 'Processing' | 'Completed' | 'Failed' | 'Cancelled';
+
+export const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['Pending', 'PendingApproval', 'Processing', 'Completed', 'Failed', 'Cancelled'];
+
+/**
+ * Events of `withdrawal-<id>`. The first three come from people (create, approve, cancel); the
+ * last four from the withdrawal processor. Amounts and fees are decimal strings of base units.
+ */
+export type WithdrawalEvent =
+  | DomainEvent<
+      'WithdrawalRequested',
+      {
+        id: string;
+        orgId: string;
+        chainId: string;
+        tokenId: string;
+        amount: string;
+        recipient: string;
+        memo: string | null;
+        reference: string;
+        internalNote: string;
+        externalUserId: string | null;
+        initiator: string;
+        /** CONTRACT §4: the organization's setting when the withdrawal was created, for its whole life */
+        minWithdrawalSigners: number;
+        status: 'Pending' | 'PendingApproval';
+        requestedAt: string;
+      }
+    >
+  | DomainEvent<'WithdrawalApproved', { id: string; userId: string; approvers: string[]; status: 'Pending' | 'PendingApproval'; approvedAt: string }>
+  | DomainEvent<'WithdrawalCancelled', { id: string; userId: string; username: string; txnError: string; cancelledAt: string }>
+  /** the transaction is built, signed and recorded before it is sent: from here the withdrawal is committed to the chain */
+  | DomainEvent<'WithdrawalTransactionSigned', { id: string; raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string }>
+  | DomainEvent<'WithdrawalBroadcast', { id: string; txHash: string; broadcastAt: string }>
+  | DomainEvent<'WithdrawalCompleted', { id: string; txHash: string; blockNumber: number; fee: string; completedAt: string }>
+  | DomainEvent<'WithdrawalFailed', { id: string; txnError: string; failedAt: string }>;
+
+export type WithdrawalRequestedData = Extract<WithdrawalEvent, { type: 'WithdrawalRequested' }>['data'];
+
+/** A withdrawal as its events leave it: SPEC §2.2's fields and what the processor recorded. */
+export interface WithdrawalRecord extends Omit<WithdrawalRequestedData, 'status' | 'requestedAt'> {
+  status: WithdrawalStatus;
+  approvers: string[];
+  txnHash: string | null;
+  txnError: string | null;
+  /** the signed transaction, once recorded: the withdrawal can no longer be cancelled */
+  signedTransaction: { raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string } | null;
+  blockNumber: number | null;
+  /** the network fee the chain charged, native base units (set on completion or a failure on chain) */
+  fee: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** when approvals reached minWithdrawalSigners (creation, with one signer) */
+  approvedAt: string | null;
+  completedAt: string | null;
+  cancelledBy: string | null;
+}
+
+export type Withdrawal = { status: 'None' } | WithdrawalRecord;
+
+export const initialWithdrawal: Withdrawal = { status: 'None' };
+
+export const isTerminal = (status: WithdrawalStatus): boolean => status === 'Completed' || status === 'Failed' || status === 'Cancelled';
+
+export const evolveWithdrawal = (state: Withdrawal, event: WithdrawalEvent): Withdrawal => {
+  if (event.type === 'WithdrawalRequested') {
+    const { status, requestedAt, ...request } = event.data;
+    return {
+      ...request,
+      status,
+      approvers: [request.initiator],
+      txnHash: null,
+      txnError: null,
+      signedTransaction: null,
+      blockNumber: null,
+      fee: null,
+      createdAt: requestedAt,
+      updatedAt: requestedAt,
+      approvedAt: status === 'Pending' ? requestedAt : null,
+      completedAt: null,
+      cancelledBy: null,
+    };
+  }
+  if (state.status === 'None') return state;
+  switch (event.type) {
+    case 'WithdrawalApproved': {
+      const { approvers, status, approvedAt } = event.data;
+      return { ...state, approvers, status, updatedAt: approvedAt, approvedAt: status === 'Pending' ? approvedAt : state.approvedAt };
+    }
+    case 'WithdrawalCancelled':
+      return { ...state, status: 'Cancelled', txnError: event.data.txnError, cancelledBy: event.data.userId, updatedAt: event.data.cancelledAt };
+    case 'WithdrawalTransactionSigned': {
+      const { raw, txHash, nonce, fee, signedAt } = event.data;
+      return { ...state, signedTransaction: { raw, txHash, nonce, fee, signedAt }, updatedAt: signedAt };
+    }
+    case 'WithdrawalBroadcast':
+      return { ...state, status: 'Processing', txnHash: event.data.txHash, updatedAt: event.data.broadcastAt };
+    case 'WithdrawalCompleted': {
+      const { txHash, blockNumber, fee, completedAt } = event.data;
+      return { ...state, status: 'Completed', txnHash: txHash, blockNumber, fee, completedAt, updatedAt: completedAt };
+    }
+    case 'WithdrawalFailed':
+      return { ...state, status: 'Failed', txnError: event.data.txnError, updatedAt: event.data.failedAt };
+    default: {
+      const _never: never = event;
+      return state;
+    }
+  }
+};

@@ -1,0 +1,286 @@
+import ecc from '@bitcoinerlab/secp256k1';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAggregate } from '../../src/application/command-handler.js';
+import { getOrCreateDepositAccount } from '../../src/application/deposit-accounts.js';
+import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
+import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
+import { bootstrapOrganization } from '../../src/application/organizations.js';
+import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
+import { createWithdrawal, type WithdrawalServices } from '../../src/application/withdrawals.js';
+import { createDepositAddressBook } from '../../src/chains/address-book.js';
+import { chainAvailability } from '../../src/chains/availability.js';
+import { createDevnet, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { BITCOIN_FEE_RATE_SAT_PER_VBYTE, XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
+import { addressCodecs } from '../../src/chains/families.js';
+import { p2wpkhVirtualSize } from '../../src/chains/processor/planning.js';
+import { WithdrawalProcessor } from '../../src/chains/processor/index.js';
+import { findChain } from '../../src/chains/registry.js';
+import { findToken, nativeToken } from '../../src/chains/tokens.js';
+import { loadConfig } from '../../src/config/env.js';
+import { ledgerDecider } from '../../src/domain/ledger/decide.js';
+import { streams } from '../../src/domain/streams.js';
+import { withdrawalDecider } from '../../src/domain/withdrawal/decide.js';
+import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { createLogger } from '../../src/log.js';
+import { allProjections } from '../../src/projections/registry.js';
+import { ProjectionRunner } from '../../src/projections/runner.js';
+import { createTestDatabase } from '../support/database.js';
+
+const ETHEREUM = 'eip155:1';
+const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
+const XRP = 'xrpl:mainnet';
+const USDT = findToken('eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7')!;
+const GWEI = 1_000_000_000n;
+
+const externalAddress = (chainId: string) => {
+  const chain = findChain(chainId)!;
+  let publicKey: Uint8Array | null = null;
+  while (!publicKey) publicKey = ecc.pointFromScalar(randomBytes(32), true);
+  return addressCodecs[chain.family].addressFromPublicKey(publicKey, chain.network);
+};
+
+/**
+ * The processor over the real application functions and the devnet: deposits are real transfers,
+ * credited through the deposit functions; withdrawals are created with createWithdrawal; blocks are
+ * mined only by the test, so every state in between is seen.
+ */
+describe('withdrawal processor', () => {
+  let infrastructure: Infrastructure;
+  let devnet: Devnet;
+  let wallets: OrganizationWallets;
+  let runners: ProjectionRunner[];
+  let orgId: string;
+  let userId: string;
+  const now = new Date('2026-11-22T10:00:00.000Z');
+  const clock = () => now;
+  const logger = createLogger('silent');
+  const meta = { actor: 'test' };
+  let users = 0;
+  let references = 0;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('withdrawal_processor');
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-withdrawals-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: '3600000' });
+    infrastructure = await connectInfrastructure(database.config, config, createLogger('silent'), 'test', async () => {
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
+    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger });
+    wallets = createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer! });
+    runners = allProjections().map((projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }));
+    for (const runner of runners) await runner.catchUp();
+    runners.forEach((runner) => runner.start());
+    const services = { store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false };
+    const bootstrapped = await bootstrapOrganization(services, { name: 'Acme', usernames: ['alice'] }, meta);
+    orgId = bootstrapped.organization.id;
+    userId = bootstrapped.users[0]!.id;
+    for (const runner of runners) await runner.catchUp();
+  });
+  afterAll(async () => {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await infrastructure.close();
+  });
+
+  const processing = (chainId: string, faults?: WithdrawalProcessingServices['faults']): WithdrawalProcessingServices => ({
+    chain: findChain(chainId)!,
+    gateway: devnet.gateway(chainId),
+    signer: infrastructure.signer!,
+    wallets,
+    store: infrastructure.store,
+    clock,
+    db: infrastructure.db,
+    logger,
+    ...(faults ? { faults } : {}),
+  });
+  const processor = (chainId: string) => new WithdrawalProcessor({ services: processing(chainId), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50 });
+  const withdrawalServices = (): WithdrawalServices => ({
+    store: infrastructure.store,
+    db: infrastructure.db,
+    keyring: infrastructure.keyring,
+    clock,
+    isProduction: false,
+    availability: chainAvailability({ isProduction: false }),
+    gateways: (chainId) => devnet.gateway(chainId),
+    wallets,
+  });
+  const withdraw = (chainId: string, tokenId: string, amount: bigint, recipient: string, memo?: string) =>
+    createWithdrawal(withdrawalServices(), { orgId, userId }, { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) }, meta);
+
+  /** a new user's deposit account on the chain, a transfer to it on the devnet, recorded, confirmed and credited */
+  const deposit = async (chainId: string, asset: string, amount: bigint) => {
+    const externalUserId = `user-${++users}`;
+    const addresses = createDepositAddressBook(infrastructure.signer!);
+    const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses }, { orgId, chainId, externalUserId }, meta);
+    const address = account.properties.address;
+    const tag = 'destinationTag' in account.properties ? Number(account.properties.destinationTag) : null;
+    const { txHash, blockNumber } = await devnet.controls(chainId).deposit({ toAddress: address, asset, amount, destinationTag: tag });
+    const [transfer] = (await devnet.gateway(chainId).transfersInBlock(blockNumber, new Set([address]))).filter((found) => found.txHash === txHash);
+    const services = { store: infrastructure.store, clock };
+    await recordDeposit(services, { ...transfer!, chainId }, { orgId, externalUserId, accountChainId: chainId }, meta);
+    const ref = { chainId, txHash: transfer!.txHash, index: transfer!.index };
+    await devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
+    await confirmDeposit(services, ref, findChain(chainId)!.properties.confirmations, meta);
+    return { address };
+  };
+  const ledger = async (tokenId: string) => (await loadAggregate(infrastructure.store, streams.ledger(orgId, tokenId), ledgerDecider)).state;
+  const withdrawal = async (id: string) => (await loadAggregate(infrastructure.store, streams.withdrawal(id), withdrawalDecider)).state;
+  const mineConfirmations = (chainId: string) => devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
+  /** every transfer to the address the chain ever accepted (mined or in the mempool) */
+  const transfersTo = (chainId: string, recipient: string) =>
+    devnetDb(infrastructure.db).selectFrom('devnet_transfers').select(['tx_hash', 'amount']).where('chain_id', '=', chainId).where('to_address', '=', recipient).execute();
+
+  /** USDT credited and already in the settlement wallet (what its sweep does), the gas wallet funded */
+  const fundEthereumUsdt = async (amount: bigint) => {
+    await deposit(ETHEREUM, USDT.address, amount);
+    const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, ETHEREUM);
+    await devnet.controls(ETHEREUM).deposit({ toAddress: settlementAddress, asset: USDT.address, amount });
+    await devnet.controls(ETHEREUM).deposit({ toAddress: gasAddress!, asset: 'native', amount: 10_000_000n * GWEI });
+    return { settlementAddress, gasAddress: gasAddress! };
+  };
+
+  it('Ethereum USDT: the gas wallet tops the settlement wallet up, then Pending → Processing → Completed', async () => {
+    const { settlementAddress } = await fundEthereumUsdt(40_000_000n);
+    const before = await ledger(USDT.id);
+    const recipient = externalAddress(ETHEREUM);
+    const created = await withdraw(ETHEREUM, USDT.id, 15_000_000n, recipient);
+    expect(created.status).toBe('Pending');
+    expect((await ledger(USDT.id)).held).toBe(before.held + 15_000_000n);
+
+    const worker = processor(ETHEREUM);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 }); // the top-up is on its way
+    expect((await withdrawal(created.id)).status).toBe('Pending');
+    await mineConfirmations(ETHEREUM);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 }); // top-up confirmed; the transfer signed and sent
+    const sent = await withdrawal(created.id);
+    expect(sent).toMatchObject({ status: 'Processing' });
+    if (sent.status === 'None') throw new Error('unreachable');
+    expect(sent.txnHash).toBe(sent.signedTransaction!.txHash);
+    await mineConfirmations(ETHEREUM);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, finished: 1 });
+
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed', txnHash: sent.txnHash });
+    const gateway = devnet.gateway(ETHEREUM);
+    expect(await gateway.balance(recipient, USDT.address)).toBe(15_000_000n);
+    expect(await gateway.balance(settlementAddress, USDT.address)).toBe(25_000_000n);
+    // the gas came from the gas wallet: the organization's USDT ledger lost exactly the amount
+    expect(await ledger(USDT.id)).toMatchObject({ available: before.available - 15_000_000n, held: before.held });
+    expect(await worker.runPass()).toEqual({ examined: 0, finished: 0, waiting: 0, deferred: 0, failed: 0 });
+  });
+
+  it('Ethereum native: the settlement wallet’s coins pay exactly the amount; the gas is the gas wallet’s, never the organization’s', async () => {
+    const eth = nativeToken(ETHEREUM);
+    const swept = 500_000_000n * GWEI; // 0.5 ETH credited and already in the settlement wallet
+    await deposit(ETHEREUM, 'native', swept);
+    const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, ETHEREUM);
+    await devnet.controls(ETHEREUM).deposit({ toAddress: settlementAddress, asset: 'native', amount: swept });
+    await devnet.controls(ETHEREUM).deposit({ toAddress: gasAddress!, asset: 'native', amount: 10_000_000n * GWEI });
+    const gateway = devnet.gateway(ETHEREUM);
+    const settlementBefore = await gateway.balance(settlementAddress, 'native');
+    const before = await ledger(eth.id);
+    const recipient = externalAddress(ETHEREUM);
+    const created = await withdraw(ETHEREUM, eth.id, 200_000_000n * GWEI, recipient);
+
+    const worker = processor(ETHEREUM);
+    for (let pass = 0; (await withdrawal(created.id)).status !== 'Completed'; pass++) {
+      if (pass > 10) throw new Error(`not completed: ${JSON.stringify(await withdrawal(created.id))}`);
+      await worker.runPass();
+      await mineConfirmations(ETHEREUM);
+    }
+    expect(await gateway.balance(recipient, 'native')).toBe(200_000_000n * GWEI);
+    // the settlement wallet received the fee from the gas wallet and spent it: its coins moved by exactly the amount
+    expect(await gateway.balance(settlementAddress, 'native')).toBe(settlementBefore - 200_000_000n * GWEI);
+    expect(await ledger(eth.id)).toMatchObject({ available: before.available - 200_000_000n * GWEI, held: before.held });
+  });
+
+  it('Bitcoin: coins of the deposit addresses pay amount and fee, change returns, the fee is charged', async () => {
+    const btc = nativeToken(BITCOIN);
+    await deposit(BITCOIN, 'native', 30_000n);
+    await deposit(BITCOIN, 'native', 80_000n);
+    const before = await ledger(btc.id);
+    const recipient = externalAddress(BITCOIN);
+    const created = await withdraw(BITCOIN, btc.id, 90_000n, recipient);
+    const worker = processor(BITCOIN);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 });
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Processing' });
+    await mineConfirmations(BITCOIN);
+    expect(await worker.runPass()).toMatchObject({ finished: 1 });
+
+    const fee = p2wpkhVirtualSize(2, 2) * BITCOIN_FEE_RATE_SAT_PER_VBYTE;
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed', fee: fee.toString() });
+    const outputs = await devnet.gateway(BITCOIN).unspentOutputs([recipient]);
+    expect(outputs.map((output) => output.amount)).toEqual([90_000n]);
+    expect(await ledger(btc.id)).toMatchObject({ available: before.available - 90_000n - fee, held: before.held });
+  });
+
+  it('XRP: a payment from the organization address with the destination tag; the fee is charged', async () => {
+    const xrp = nativeToken(XRP);
+    await deposit(XRP, 'native', 50_000_000n);
+    const before = await ledger(xrp.id);
+    const recipient = externalAddress(XRP);
+    const created = await withdraw(XRP, xrp.id, 20_000_000n, recipient, '77');
+    const worker = processor(XRP);
+    await worker.runPass();
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Processing' });
+    await mineConfirmations(XRP);
+    expect(await worker.runPass()).toMatchObject({ finished: 1 });
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed', fee: XRP_FEE_DROPS.toString() });
+    expect(await devnet.gateway(XRP).balance(recipient, 'native')).toBe(20_000_000n);
+    expect(await ledger(xrp.id)).toMatchObject({ available: before.available - 20_000_000n - XRP_FEE_DROPS, held: before.held });
+  });
+
+  it.each(['broadcast_error', 'revert'] as const)('a devnet %s fails the withdrawal with txnError and releases the hold', async (fault) => {
+    const btc = nativeToken(BITCOIN);
+    await deposit(BITCOIN, 'native', 90_000n);
+    const before = await ledger(btc.id);
+    const created = await withdraw(BITCOIN, btc.id, 60_000n, externalAddress(BITCOIN));
+    expect((await ledger(btc.id)).available).toBe(before.available - 60_000n);
+    await devnet.controls(BITCOIN).setFault(fault, 1);
+    const worker = processor(BITCOIN);
+    await worker.runPass();
+    if (fault === 'revert') {
+      await mineConfirmations(BITCOIN);
+      await worker.runPass();
+    }
+    const failed = await withdrawal(created.id);
+    expect(failed).toMatchObject({ status: 'Failed' });
+    if (failed.status === 'None') throw new Error('unreachable');
+    expect(failed.txnError).toContain(fault === 'broadcast_error' ? 'rejected' : 'reverted');
+    expect(await ledger(btc.id)).toMatchObject({ available: before.available, held: before.held });
+  });
+
+  it.each([
+    [XRP, 30_000_000n, 5_000_000n, 'between recording the signed transaction and broadcast', 'afterRecord'],
+    [XRP, 30_000_000n, 5_000_000n, 'between broadcast and recording the broadcast', 'afterBroadcast'],
+    [BITCOIN, 120_000n, 70_000n, 'between recording the signed transaction and broadcast', 'afterRecord'],
+    [BITCOIN, 120_000n, 70_000n, 'between broadcast and recording the broadcast', 'afterBroadcast'],
+  ] as const)('%s: a processor crashing %s: after a restart, one payment, Completed', async (chainId, funds, amount, _when, fault) => {
+    const token = nativeToken(chainId);
+    await deposit(chainId, 'native', funds);
+    const before = await ledger(token.id);
+    const recipient = externalAddress(chainId);
+    const created = await withdraw(chainId, token.id, amount, recipient);
+    const crash = () => {
+      throw new Error('crash');
+    };
+    const faults = fault === 'afterRecord' ? { afterRecord: (type: string) => (type === 'WithdrawalTransactionSigned' ? crash() : undefined) } : { afterBroadcast: crash };
+    await expect(advanceWithdrawal(processing(chainId, faults), created.id)).rejects.toThrow('crash');
+    const crashed = await withdrawal(created.id);
+    expect(crashed).toMatchObject({ status: 'Pending' });
+    if (crashed.status === 'None') throw new Error('unreachable');
+    const recorded = crashed.signedTransaction!;
+
+    const worker = processor(chainId); // the restart
+    await worker.runPass();
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Processing', txnHash: recorded.txHash });
+    await mineConfirmations(chainId);
+    await worker.runPass();
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed', txnHash: recorded.txHash, fee: recorded.fee });
+    expect(await transfersTo(chainId, recipient)).toEqual([{ tx_hash: recorded.txHash, amount: amount.toString() }]);
+    expect(await ledger(token.id)).toMatchObject({ available: before.available - amount - BigInt(recorded.fee), held: before.held });
+  });
+});
