@@ -10,6 +10,8 @@ import { chainAndTokenChecker } from '../chains/enablement.js';
 import { DomainError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
 import { accountRoutes } from './accounts/index.js';
+import { withdrawalHistoryRoutes } from './audit/history.js';
+import { auditRoutes } from './audit/index.js';
 import { loginRoutes, profileRoutes } from './auth/index.js';
 import { chainRoutes } from './chains/index.js';
 import { devnetRoutes } from './devnet/index.js';
@@ -47,7 +49,7 @@ export interface AppDependencies {
 
 /** Paths behind authentication and the per-caller rate limit; everything else is public or 404. */
 // '/x/*' also matches '/x' itself: each path once, or its middleware would run twice
-const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts', '/portfolio', '/gas-station', '/withdrawals/*'];
+const PROTECTED_PATHS = ['/auth/profile', '/organisation/*', '/webhooks/*', '/chains/*', '/tokens', '/payments/*', '/accounts', '/portfolio', '/gas-station', '/withdrawals/*', '/audit/*'];
 
 const OPENAPI_INFO = {
   openapi: '3.1.0',
@@ -92,6 +94,8 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
   app.route('/', portfolioRoutes({ db: services.db }));
   if (gasStation) app.route('/', gasStationRoutes({ db: services.db, availability: chains, ...gasStation }));
   if (withdrawals) app.route('/', withdrawalRoutes({ ...services, availability: chains, ...withdrawals }));
+  app.route('/', withdrawalHistoryRoutes(services));
+  app.route('/', auditRoutes(services));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

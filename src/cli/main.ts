@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import { createLogger, type Logger } from '../log.js';
+import { exportCommand, historyCommand, verifyCommand } from './audit.js';
 import { chainSwitchCommand, tokenSwitchCommand } from './chain-switches.js';
 import { bootstrapCommand, userAddCommand } from './organizations.js';
 import { rebuildCommand, statusCommand } from './projections.js';
@@ -21,6 +22,13 @@ Usage:
   ledgergate migrate                      apply event-store and read-model migrations
   ledgergate projections status           head position and each projection's checkpoint
   ledgergate projections rebuild [name]   replay projections from position 0
+  ledgergate export --org <orgId> [--category withdrawal,deposit,account,ledger,organization] [--from <time>] [--to <time>]
+                    [--from-position <n>] [--to-position <n>] [--prev-hash <hex>] [--format ndjson|csv] [--out <file>]
+                                          the organization's events with a SHA-256 hash chain (as GET /audit/events)
+  ledgergate verify <file> [--prev-hash <hex>]
+                                          check an export's hash chain: OK <count> <lastHash>, or the first bad line
+  ledgergate history --withdrawal <id> [--org <orgId>] [--json]
+                                          a withdrawal's events, each with its state after it
 
 Configuration comes from the environment (see README: PORT, HOST, DATA_DIR, DATABASE_URL, EVENTSTORE_URL, …).
 `;
@@ -43,6 +51,9 @@ const commands: Record<string, Command> = {
   'tokens disable': tokenSwitchCommand(false),
   'projections status': (config, logger) => statusCommand(config, logger),
   'projections rebuild': (config, logger, rest) => rebuildCommand(config, logger, rest[0]),
+  export: exportCommand,
+  verify: verifyCommand,
+  history: historyCommand,
 };
 
 const main = async (argv: string[]): Promise<number> => {
@@ -55,8 +66,11 @@ const main = async (argv: string[]): Promise<number> => {
   }
   const config = loadConfig();
   const isServe = command === 'serve';
-  // the CLI logs only warnings (its output is for people); the server logs every request
-  const logger = createLogger(isServe || config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: isServe ? 'server' : 'cli' });
+  // the CLI logs only warnings, to stderr: its stdout is its answer (JSON, an export) and must stay
+  // clean to pipe; the server logs every request on stdout (CONTRACT §1)
+  const logger = isServe
+    ? createLogger(config.LOG_LEVEL, { component: 'server' })
+    : createLogger(config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: 'cli' }, (line) => process.stderr.write(line + '\n'));
   return run(config, logger, argv.slice(command === first ? 1 : 2));
 };
 

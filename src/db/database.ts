@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type { AccountsTable } from './tables/accounts.js';
+import type { AuditStreamsTable } from './tables/audit-streams.js';
 import type { ApiKeysTable } from './tables/api-keys.js';
 import type { BalancesTable } from './tables/balances.js';
 import type { DepositsTable } from './tables/deposits.js';
@@ -26,6 +27,7 @@ export interface Database {
   sweep_queue: SweepQueueTable;
   sweeps: SweepsTable;
   withdrawals: WithdrawalsTable;
+  audit_streams: AuditStreamsTable;
 }
 
 export const createDatabase = (pool: pg.Pool): Kysely<Database> =>

@@ -1,4 +1,5 @@
 import { accountsProjection } from './accounts.js';
+import { auditStreamsProjection } from './audit-streams.js';
 import { balancesProjection } from './balances.js';
 import { depositsProjection } from './deposits.js';
 import { organizationsProjection } from './organizations.js';
@@ -11,4 +12,4 @@ import { withdrawalsProjection } from './withdrawals.js';
  * Every projection the service runs. Names are stable (they key checkpoints and locks).
  * The domain issues add theirs here.
  */
-export const allProjections = (): Projection[] => [organizationsProjection, accountsProjection, depositsProjection, balancesProjection, sweepQueueProjection, sweepsProjection, withdrawalsProjection];
+export const allProjections = (): Projection[] => [organizationsProjection, accountsProjection, depositsProjection, balancesProjection, sweepQueueProjection, sweepsProjection, withdrawalsProjection, auditStreamsProjection];

@@ -1,0 +1,56 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../../audit/ownership.js';
+import { authenticatedErrors, callerSecurity, errorResponses } from '../router.js';
+
+const position = z.string().regex(/^(0|[1-9][0-9]{0,18})$/, 'a global position: a decimal integer');
+
+export const auditEventsQuerySchema = z
+  .object({
+    category: z
+      .string()
+      .refine((value) => value.split(',').every((name) => (AUDIT_CATEGORY_NAMES as string[]).includes(name)), {
+        message: `one or more of ${AUDIT_CATEGORY_NAMES.join(', ')}, comma-separated`,
+      })
+      .transform((value) => [...new Set(value.split(','))] as AuditCategory[])
+      .optional()
+      .openapi({ description: `default: all. One or more of ${AUDIT_CATEGORY_NAMES.join(', ')}, comma-separated`, example: 'withdrawal,ledger' }),
+    from: z.iso.datetime().optional().openapi({ description: 'events decided at or after this time (metadata.at), ISO 8601', example: '2026-11-01T00:00:00.000Z' }),
+    to: z.iso.datetime().optional().openapi({ description: 'events decided at or before this time (metadata.at), ISO 8601', example: '2026-12-01T00:00:00.000Z' }),
+    fromPosition: position.optional().openapi({ description: 'events at or after this global position' }),
+    toPosition: position.optional().openapi({ description: 'events at or before this global position' }),
+    prevHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits')
+      .optional()
+      .openapi({ description: 'continue an earlier export: its last line’s hash becomes this export’s first prevHash (default 64 zeros)' }),
+    format: z.enum(['ndjson', 'csv']).default('ndjson').openapi({ description: 'NDJSON (default) or CSV (RFC 4180, same columns; data and metadata as JSON text)' }),
+  })
+  .strict();
+
+const exportDescription = [
+  'CONTRACT §9. The organization’s events in global order, streamed. Each line is',
+  '`{ position, stream, revision, type, data, metadata, prevHash, hash }`; `hash` = lowercase hex SHA-256 of',
+  '`prevHash + "\\n" + JCS(line without hash)` (RFC 8785), the first prevHash being 64 zeros unless `prevHash` is given.',
+  'Secrets (API-key digests, password hashes, sealed TOTP seeds and signing secrets) never appear. The export stops at the',
+  'position the audit projection has reached when it starts (a few ms behind the head); continue with fromPosition and prevHash.',
+].join(' ');
+
+export const auditEventsRoute = createRoute({
+  method: 'get',
+  path: '/audit/events',
+  tags: ['Audit'],
+  summary: 'Export the organization’s events with a hash chain (NDJSON or CSV)',
+  description: exportDescription,
+  security: callerSecurity,
+  request: { query: auditEventsQuerySchema },
+  responses: {
+    200: {
+      description: 'The events, one line each (CSV: a header line first)',
+      content: {
+        'application/x-ndjson': { schema: z.string().openapi({ description: 'one canonical JSON object per line' }) },
+        'text/csv': { schema: z.string().openapi({ description: 'position,stream,revision,type,data,metadata,prevHash,hash' }) },
+      },
+    },
+    ...errorResponses(400, ...authenticatedErrors),
+  },
+});
