@@ -1,9 +1,8 @@
 import type { Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';
-import { readCheckpoint, resetProjection } from '../projections/checkpoint.js';
+import { readCheckpoint, rebuildProjection } from '../projections/checkpoint.js';
 import { allProjections } from '../projections/registry.js';
-import { ProjectionRunner } from '../projections/runner.js';
 import type { Projection } from '../projections/projection.js';
 
 const selectProjections = (name: string | undefined): Projection[] => {
@@ -17,24 +16,16 @@ const selectProjections = (name: string | undefined): Projection[] => {
 };
 
 /**
- * `ledgergate projections rebuild [name]`: empties the projection's tables and replays from 0.
- * With no server running, this process replays; with one running, the server's active runner
- * hears of the reset and replays, and this command waits until it has caught up.
+ * `ledgergate projections rebuild [name]`: rebuilds each projection from position 0 in one
+ * transaction (see rebuildProjection), whether or not a server is running and serving it.
  */
 export const rebuildCommand = async (config: Config, logger: Logger, name: string | undefined): Promise<number> => {
   const infrastructure = await openInfrastructure(config, logger, 'cli');
   try {
     for (const projection of selectProjections(name)) {
       const started = Date.now();
-      const head = await infrastructure.store.headPosition();
-      await resetProjection(infrastructure.db, projection);
-      const runner = new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger });
-      const replayedHere = await runner.catchUp();
-      if (!replayedHere) {
-        process.stdout.write(`${projection.name}: the running server is replaying; waiting for position ${head}\n`);
-        while ((await readCheckpoint(infrastructure.db, projection.name)) < head) await new Promise((r) => setTimeout(r, 200));
-      }
-      process.stdout.write(`${projection.name}: rebuilt up to position ${head} in ${Date.now() - started} ms\n`);
+      const position = await rebuildProjection(infrastructure.db, infrastructure.store, projection);
+      process.stdout.write(`${projection.name}: rebuilt up to position ${position} in ${Date.now() - started} ms\n`);
     }
     return 0;
   } finally {

@@ -26,6 +26,7 @@ export const accountsProjection: Projection = {
     await trx
       .insertInto('accounts')
       .values({
+        seq: recorded.position.toString(),
         org_deposit_account_id: data.orgDepositAccountId,
         org_id: data.orgId,
         chain_id: data.chainId,

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventStore, RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 /** The checkpoint is not where this runner left it: a rebuild reset it. Start again from it. */
@@ -59,20 +59,38 @@ export const applyBatch = async (
 
 export const RESET_CHANNEL = 'projection_reset';
 
+/** Events replayed per read while rebuilding (bounded: the rebuild streams, it never loads the store). */
+const REBUILD_BATCH = 1000;
+
 /**
- * Empties the projection's tables and moves its checkpoint to 0, in one transaction; an active
- * runner hears of it on RESET_CHANNEL (at commit) and starts over from 0.
+ * Rebuilds a projection from position 0 while the API keeps serving it: in ONE transaction, its
+ * rows are deleted, every event is replayed and the checkpoint moves to the last one. Readers keep
+ * seeing the old tables until the commit swaps the rebuilt ones in at once (MVCC: a DELETE, unlike
+ * a TRUNCATE, blocks no reader), so no request fails or sees a half-built table. The checkpoint row
+ * stays locked throughout: the live runner's next batch waits, then finds the checkpoint moved and
+ * continues from it. Webhook rows are deduplicated by source event, so nothing is sent again.
+ * Answers the position the rebuilt tables stand at.
  */
-export const resetProjection = async (db: Kysely<Database>, projection: Projection): Promise<void> => {
+export const rebuildProjection = async (db: Kysely<Database>, store: Pick<EventStore, 'readAll'>, projection: Projection): Promise<bigint> => {
   await readCheckpoint(db, projection.name);
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     await lockCheckpoint(trx, projection.name);
-    for (const table of projection.tables) await sql`truncate table ${sql.table(table)}`.execute(trx);
+    for (const table of projection.tables) await sql`delete from ${sql.table(table)}`.execute(trx);
+    let position = 0n;
+    for (;;) {
+      const batch = await store.readAll({ afterPosition: position, maxCount: REBUILD_BATCH, filter: projection.filter });
+      for (const event of batch) await projection.handle(trx, event);
+      const last = batch[batch.length - 1];
+      if (last) position = last.position;
+      if (batch.length < REBUILD_BATCH) break;
+    }
     await trx
       .updateTable('projection_checkpoints')
-      .set({ position: '0', updated_at: new Date(), rebuilt_at: new Date() })
+      .set({ position: position.toString(), updated_at: new Date(), rebuilt_at: new Date() })
       .where('name', '=', projection.name)
       .execute();
+    // a runner idle in its subscription re-reads the checkpoint (it would otherwise wait for the next event)
     await sql`select pg_notify(${RESET_CHANNEL}, ${projection.name})`.execute(trx);
+    return position;
   });
 };

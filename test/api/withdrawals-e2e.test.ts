@@ -105,6 +105,10 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     expect(created.status).toBe('Pending');
     const processing = await waitForStatus(created.id, 'Processing');
     expect(processing.txnHash).toMatch(/^[0-9a-f]{64}$/);
+    // broadcast: too late to cancel, and the refusal changes nothing
+    const cancel = await service.request('DELETE', `/withdrawals/${created.id}`, { apiKey });
+    expect(cancel).toMatchObject({ status: 409, body: { error: 'WITHDRAWAL_NOT_PENDING', statusCode: 409 } });
+    expect((await service.request('GET', `/withdrawals/${created.id}`, { apiKey })).body).toMatchObject({ status: 'Processing', txnError: null });
     await mine(BITCOIN);
     const completed = await waitForStatus(created.id, 'Completed');
     expect(completed.txnHash).toBe(processing.txnHash);

@@ -6,7 +6,7 @@ import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/i
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import { createLogger } from '../../src/log.js';
-import { readCheckpoint, resetProjection } from '../../src/projections/checkpoint.js';
+import { readCheckpoint, rebuildProjection } from '../../src/projections/checkpoint.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
@@ -141,25 +141,39 @@ describe('projection runner', () => {
     await second.stop();
   });
 
-  it('rebuilds from position 0 into tables identical to the live ones', async () => {
+  it('rebuilds from position 0 into tables identical to the live ones, while readers always see whole tables', async () => {
     const { category, projection } = await setUp();
     const live = runner(projection, 64);
     live.start();
     await appendEvents(category, 700, 11);
     await waitForCheckpoint(projection.name, await store.headPosition());
     const liveHashes = await Promise.all(projection.tables.map((table) => tableHash(db, table)));
-    const liveCheckpoint = await readCheckpoint(db, projection.name);
+    const liveTotals = await totals(projection.tables[0]!);
 
-    await resetProjection(db, projection); // while the live runner is active: it must start over from 0
-    await waitForCheckpoint(projection.name, liveCheckpoint);
+    // while the live runner is active and readers read: each read sees the whole table, old or rebuilt
+    let rebuilding = true;
+    const reads: number[] = [];
+    const reader = (async () => {
+      while (rebuilding) reads.push((await totals(projection.tables[0]!)).length);
+    })();
+    const rebuiltAt = await rebuildProjection(db, store, projection);
+    rebuilding = false;
+    await reader;
+    expect(rebuiltAt).toBe(await store.headPosition());
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads)).toEqual(new Set([liveTotals.length]));
     expect(await Promise.all(projection.tables.map((table) => tableHash(db, table)))).toEqual(liveHashes);
+
+    // the live runner goes on from the rebuilt checkpoint: later events are applied once
+    await appendEvents(category, 140, 11);
+    await waitForCheckpoint(projection.name, await store.headPosition());
+    const afterHashes = await Promise.all(projection.tables.map((table) => tableHash(db, table)));
     await live.stop();
 
-    await resetProjection(db, projection); // and with no runner: the CLI path
-    expect(await totals(projection.tables[0]!)).toEqual([]);
-    const offline = runner(projection, 500);
-    expect(await offline.catchUp()).toBe(true);
-    expect(await Promise.all(projection.tables.map((table) => tableHash(db, table)))).toEqual(liveHashes);
+    // and with no runner (the CLI path): the same tables again
+    await rebuildProjection(db, store, projection);
+    expect(await Promise.all(projection.tables.map((table) => tableHash(db, table)))).toEqual(afterHashes);
+    expect((await totals(projection.tables[0]!)).reduce((sum, row) => sum + Number(row.events), 0)).toBe(840);
   });
 
   it('survives its session dying mid-batch: nothing partial, then it converges', async () => {

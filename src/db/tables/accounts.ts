@@ -1,9 +1,9 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType } from 'kysely';
 
 /** Deposit accounts (projection `accounts`), one per organization, chain and user. */
 export interface AccountsTable {
-  /** insertion order, for newest-first pages */
-  seq: Generated<string>;
+  /** the AccountCreated event's global position: newest-first pages, the same on every rebuild */
+  seq: string;
   org_deposit_account_id: string;
   org_id: string;
   chain_id: string;
