@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ChainDefinition } from '../chains/chain.js';
 import type { ChainGateway } from '../chains/gateway.js';
-import { gasTopUpDecider, type GasTopUpCommand } from '../chains/processor/gas-top-up.js';
+import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand } from '../chains/processor/gas-top-up.js';
 import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from '../chains/processor/transactions.js';
 import type { Signer } from '../chains/signer/signer.js';
 import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
@@ -118,6 +118,12 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
     if (followed.kind === 'sent') return { kind: 'waiting', for: 'confirmations' };
     if (followed.kind === 'failed') {
       await recordGas({ type: 'RecordTopUpFailed', withdrawalId: withdrawal.id, error: followed.error });
+      // a top-up refused by the node (a sweep's top-up took the gas wallet's nonce, say) is signed
+      // afresh on the next pass, a bounded number of times; the withdrawal itself was never sent
+      if (gas.state.count < MAX_TOP_UPS_PER_WITHDRAWAL) {
+        services.logger.warn('withdrawal: gas top-up failed; another will be sent', { withdrawalId: withdrawal.id, error: followed.error });
+        return { kind: 'waiting', for: 'gas' };
+      }
       return { kind: 'failed', error: `the gas top-up failed: ${followed.error}` };
     }
     await recordGas({ type: 'RecordTopUpConfirmed', withdrawalId: withdrawal.id, blockNumber: followed.blockNumber, fee: followed.fee });

@@ -29,6 +29,7 @@ import { createLogger } from '../../src/log.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
 import { createTestDatabase } from '../support/database.js';
+import { gasTopUpDecider } from '../../src/chains/processor/gas-top-up.js';
 
 const ETHEREUM = 'eip155:1';
 const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
@@ -170,6 +171,25 @@ describe('withdrawal processor', () => {
     // the gas came from the gas wallet: the organization's USDT ledger lost exactly the amount
     expect(await ledger(USDT.id)).toMatchObject({ available: before.available - 15_000_000n, held: before.held });
     expect(await worker.runPass()).toEqual({ examined: 0, finished: 0, waiting: 0, deferred: 0, failed: 0 });
+  });
+
+  it('Ethereum USDT: a gas top-up the node refuses is sent again; the withdrawal completes, paid once', async () => {
+    const { settlementAddress } = await fundEthereumUsdt(20_000_000n);
+    const settlementBefore = await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address);
+    const recipient = externalAddress(ETHEREUM);
+    const created = await withdraw(ETHEREUM, USDT.id, 5_000_000n, recipient);
+    await devnet.controls(ETHEREUM).setFault('broadcast_error', 1); // meets the first top-up
+    const worker = processor(ETHEREUM);
+    for (let pass = 0; (await withdrawal(created.id)).status !== 'Completed'; pass++) {
+      if (pass > 12) throw new Error(`not completed: ${JSON.stringify(await withdrawal(created.id))}`);
+      await worker.runPass();
+      await mineConfirmations(ETHEREUM);
+    }
+    const topUps = await loadAggregate(infrastructure.store, streams.withdrawalGas(created.id), gasTopUpDecider);
+    expect(topUps.state).toMatchObject({ status: 'Confirmed', count: 2 });
+    expect(await transfersTo(ETHEREUM, recipient)).toHaveLength(1);
+    expect(await devnet.gateway(ETHEREUM).balance(recipient, USDT.address)).toBe(5_000_000n);
+    expect(await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address)).toBe(settlementBefore - 5_000_000n);
   });
 
   it('Ethereum native: the settlement wallet’s coins pay exactly the amount; the gas is the gas wallet’s, never the organization’s', async () => {
