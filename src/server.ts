@@ -4,13 +4,14 @@ import { createApp } from './api/app.js';
 import { createDevnet } from './chains/devnet/index.js';
 import { createOrganizationWallets, organizationWalletAddresses, organizationWalletSpace } from './application/organization-wallets.js';
 import type { GatewayLookup } from './chains/gateway-lookup.js';
-import { findChain } from './chains/registry.js';
 import { createSweepers } from './chains/sweeper/index.js';
 import { createWithdrawalProcessors } from './chains/processor/index.js';
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
 import { createDepositAddressBook } from './chains/address-book.js';
-import { chainAvailability } from './chains/availability.js';
+import { chainAvailability, chainBackend } from './chains/availability.js';
+import { checkConfiguredKeys } from './chains/config.js';
+import { createNodeGateways } from './chains/node-gateways.js';
 import { CHAINS } from './chains/registry.js';
 import { createChainWatchers, watcherPollIntervalMs } from './chains/watcher/index.js';
 import type { Config } from './config/env.js';
@@ -81,10 +82,17 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   });
   // CONTRACT §8: outside production every chain runs on the devnet (its endpoints, its block producer)
   const devnet = config.isProduction ? null : createDevnet({ db: infrastructure.db, clock, blockTimeMs: config.DEVNET_BLOCK_TIME_MS, logger });
-  // deposits in: one watcher per running chain over its gateway (the devnet's; real node gateways are issue 8)
-  const runningChains = CHAINS.filter((chain) => chainAvailability(config).isChainRunning(chain.id));
+  // CHAINS_CONFIG: configured chains run on their nodes (the signer must hold their keys), the rest on the devnet outside production
+  checkConfiguredKeys(config.chains, infrastructure.signer);
+  const availability = chainAvailability(config);
+  const runningChains = CHAINS.filter((chain) => availability.isChainRunning(chain.id)).map((chain) => availability.definitionOf(chain));
+  const nodeGateways = createNodeGateways(runningChains, config.chains, logger);
+  /** the gateway of a running chain (its nodes', or the devnet's), shared by the API and the workers */
+  const gateways: GatewayLookup = (chainId) =>
+    nodeGateways.get(chainId) ?? (devnet && chainBackend(config, chainId) === 'devnet' ? devnet.gateway(chainId) : undefined);
+  // deposits in: one watcher per running chain over its gateway
   const watchers = createChainWatchers({
-    gateways: devnet ? runningChains.map((chain) => devnet.gateway(chain.id)) : [],
+    gateways: runningChains.flatMap((chain) => gateways(chain.id) ?? []),
     services: { store: infrastructure.store, clock },
     db: infrastructure.db,
     database: infrastructure.databaseTarget,
@@ -99,8 +107,6 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
       },
     }),
   });
-  /** the gateway of a running chain (the devnet's for now), shared by the API and the workers */
-  const gateways: GatewayLookup = (chainId) => (devnet && findChain(chainId) && chainAvailability(config).isChainRunning(chainId) ? devnet.gateway(chainId) : undefined);
   const organizationWallets = infrastructure.signer ? createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer }) : null;
   // sweeps: confirmed deposits on EVM and Tron chains move to the organization's settlement wallet
   const sweepers = organizationWallets
@@ -126,7 +132,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     services,
     depositAccounts,
     devnet,
-    chains: chainAvailability(config),
+    chains: availability,
     rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
   });
   return {
@@ -158,6 +164,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
       await Promise.all(runners.map((runner) => runner.stop()));
       await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
       await devnet?.stopProducer();
+      for (const gateway of nodeGateways.values()) gateway.close?.();
     },
   };
 };
@@ -165,7 +172,14 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
 /** The whole service in one process (CONTRACT §1): API, projections and, as they land, the workers. */
 export const startService = async (config: Config, logger: Logger): Promise<RunningService> => {
   const infrastructure = await openInfrastructure(config, logger, 'server');
-  const service = composeService(infrastructure, config, logger);
+  let service: ReturnType<typeof composeService>;
+  try {
+    service = composeService(infrastructure, config, logger);
+  } catch (error) {
+    // a refused CHAINS_CONFIG (keys, families): nothing started yet but the database
+    await infrastructure.close();
+    throw error;
+  }
   try {
     await service.startWorkers();
     const server = await listen(service.app, config);

@@ -72,7 +72,8 @@ export const chainView = (org: OrganizationChainSettings, chain: ChainDefinition
   reference: chain.reference,
   enabled: isChainEnabled(org, chain.id),
   isTestnet: chain.isTestnet,
-  properties: { ...chain.properties },
+  // the confirmations the service waits for (CHAINS_CONFIG may override the registry's)
+  properties: { ...(org.availability.definitionOf?.(chain) ?? chain).properties },
 });
 
 /** SPEC §2.6's token as this organization sees it. */

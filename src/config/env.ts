@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ChainsConfigError, readChainsConfig, type ChainsConfig } from '../chains/config.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -43,6 +44,8 @@ export interface Config extends Env {
   /** DATA_DIR, absolute */
   dataDir: string;
   isProduction: boolean;
+  /** the validated CHAINS_CONFIG file; null when unset (every chain on the devnet outside production, none in production) */
+  chains: ChainsConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -62,5 +65,12 @@ export const loadConfig = (source: NodeJS.ProcessEnv = process.env): Config => {
   if (env.NODE_ENV === 'production' && !env.LEDGERGATE_SECRET_KEY) {
     throw new ConfigError(['LEDGERGATE_SECRET_KEY: required in production (base64 of at least 32 random bytes)']);
   }
-  return { ...env, dataDir: path.resolve(env.DATA_DIR), isProduction: env.NODE_ENV === 'production' };
+  let chains: ChainsConfig | null = null;
+  try {
+    chains = env.CHAINS_CONFIG === undefined ? null : readChainsConfig(path.resolve(env.CHAINS_CONFIG));
+  } catch (error) {
+    if (error instanceof ChainsConfigError) throw new ConfigError(error.issues.map((issue) => `CHAINS_CONFIG ${issue}`));
+    throw error;
+  }
+  return { ...env, dataDir: path.resolve(env.DATA_DIR), isProduction: env.NODE_ENV === 'production', chains };
 };

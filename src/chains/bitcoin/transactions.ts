@@ -13,6 +13,8 @@ export interface BitcoinInputToSign {
   amount: bigint;
   /** the key of the P2WPKH address holding the output */
   privateKey: Uint8Array;
+  /** nSequence; absent: final (0xffffffff). A replacement sets BIP125's 0xfffffffd (replace-by-fee.ts) */
+  sequence?: number;
 }
 
 export interface BitcoinOutput {
@@ -48,7 +50,7 @@ export const signBitcoinTransfer = (request: { network: ChainNetwork; inputs: Bi
   for (const input of inputs) {
     const { output } = payments.p2wpkh({ pubkey: compressedPublicKeyOf(input.privateKey), network: bitcoinNetwork(network) });
     if (!output) throw new Error('no P2WPKH script for the input key');
-    psbt.addInput({ hash: input.txHash, index: input.index, witnessUtxo: { script: output, value: input.amount } });
+    psbt.addInput({ hash: input.txHash, index: input.index, witnessUtxo: { script: output, value: input.amount }, ...(input.sequence === undefined ? {} : { sequence: input.sequence }) });
   }
   for (const output of outputs) {
     const outputScript = outputScriptOf(output.address, network);

@@ -49,6 +49,8 @@ export interface BitcoinInputOfWallet {
   txHash: string;
   index: number;
   amount: bigint;
+  /** nSequence (BIP125 replaceable when below 0xfffffffe); absent: final */
+  sequence?: number;
 }
 
 const requireFamily = (chain: ChainDefinition, family: ChainFamily) => {
@@ -86,7 +88,7 @@ export const createSigner = (mnemonic: string) => {
     },
     signBitcoinTransfer: (chain, inputs, outputs) => {
       requireFamily(chain, 'bitcoin');
-      const keyedInputs = inputs.map(({ wallet, txHash, index, amount }) => ({ txHash, index, amount, privateKey: privateKeyOf(chain, wallet) }));
+      const keyedInputs = inputs.map(({ wallet, txHash, index, amount, sequence }) => ({ txHash, index, amount, ...(sequence === undefined ? {} : { sequence }), privateKey: privateKeyOf(chain, wallet) }));
       return signBitcoinTransfer({ network: chain.network, inputs: keyedInputs, outputs });
     },
     signTronTransfer: (chain, wallet, params) => {

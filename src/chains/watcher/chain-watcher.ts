@@ -14,6 +14,7 @@ import { abandonedAbove, confirmationsAt, dueForConfirmation, supersededAt, type
 import { attribute, watchedAddresses } from './watch-set.js';
 import type { ChainDefinition } from '../chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
+import { logChainLag } from '../rpc/lag.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
 
@@ -38,6 +39,8 @@ export interface ChainWatcherOptions {
 }
 
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
+const LAG_REPORT_INTERVAL_MS = 60_000;
+const LAG_WARNING_BLOCKS = 100;
 
 
 /** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
@@ -161,7 +164,18 @@ export class ChainWatcher {
       previousHash = header.hash;
     }
     await this.confirmDue(head.number, cursor);
+    this.reportLag(cursor - 1, head.number);
     return last < head.number;
+  }
+
+  private lagReportedAtMs = 0;
+
+  /** the lag behind the head, for operators: once a minute, and at every step while it is large */
+  private reportLag(scannedHeight: number, headHeight: number): void {
+    const nowMs = Date.now();
+    if (nowMs - this.lagReportedAtMs < LAG_REPORT_INTERVAL_MS && headHeight - scannedHeight <= LAG_WARNING_BLOCKS) return;
+    this.lagReportedAtMs = nowMs;
+    logChainLag(this.logger, this.chainId, scannedHeight, headHeight, LAG_WARNING_BLOCKS);
   }
 
   private async scanBlock(header: BlockHeader): Promise<ScanOutcome> {

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { ChainFamily } from './chain.js';
+import { findChain, supportedChainIds } from './registry.js';
+import type { Signer } from './signer/signer.js';
+
+/**
+ * CHAINS_CONFIG: the real networks the service runs on, one entry per CAIP-2 chain id. A chain
+ * with an entry (and `enabled` not false) runs on its RPC endpoints; one without runs on the
+ * built-in devnet outside production and not at all in production (CHAIN_NOT_ENABLED).
+ */
+
+const gwei = z.number().positive().max(1_000_000, 'at most 1,000,000 gwei');
+
+/** EVM fee policy: what the EIP-1559 estimate offers, and its limits. */
+const evmFeesSchema = z.strictObject({
+  /** the highest maxFeePerGas the service signs, in gwei: estimates above it are capped (a transaction may then wait for cheaper blocks) */
+  maxFeePerGasGwei: gwei.optional(),
+  /** the tip per gas, in gwei; unset: what the node suggests (eth_maxPriorityFeePerGas) */
+  priorityFeeGwei: z.number().nonnegative().max(1_000_000).optional(),
+  /** maxFeePerGas = base fee × this + tip, so a transaction survives rising base fees for a few blocks; default 2 */
+  baseFeeMultiplier: z.number().min(1).max(10).optional(),
+  /** gas limit of an ERC-20 transfer when the node cannot estimate it (e.g. the sender holds no tokens yet); default 100000 */
+  tokenTransferGasLimit: z.number().int().min(21_000).max(1_000_000).optional(),
+});
+
+/** Other families' fee policies are read by their gateways; here only their shape is fixed (names → numbers). */
+const otherFeesSchema = z.record(z.string(), z.number().nonnegative());
+
+const rpcUrl = z.url({ protocol: /^https?$/, error: 'an http:// or https:// JSON-RPC endpoint' });
+
+const chainEntrySchema = (family: ChainFamily) =>
+  z.strictObject({
+    /** default true; false keeps the entry but runs nothing (CHAIN_NOT_ENABLED) */
+    enabled: z.boolean().default(true),
+    /** tried in order: a timeout or transport error moves to the next one */
+    rpcUrls: z.array(rpcUrl).min(1, 'at least one RPC endpoint'),
+    /** overrides the registry's confirmations for deposits, sweeps and withdrawals (and GET /chains) */
+    confirmations: z.number().int().min(1).max(10_000).optional(),
+    /**
+     * The account-level extended public key of the chain's family (m/44'/60'/0' on EVM…). The signer's
+     * mnemonic stays the only key source; when set it must equal the signer's, or the service refuses
+     * to start (a guard against serving deposit addresses from the wrong keys).
+     */
+    accountXpub: z.string().regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'an account-level extended public key (xpub…)').optional(),
+    fees: (family === 'evm' ? evmFeesSchema : otherFeesSchema).optional(),
+    /** per RPC request, before the next endpoint is tried; default 10000 */
+    rpcTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  });
+
+export type EvmFeePolicy = z.infer<typeof evmFeesSchema>;
+
+export interface ChainSettings {
+  enabled: boolean;
+  rpcUrls: string[];
+  confirmations?: number;
+  accountXpub?: string;
+  fees?: EvmFeePolicy | Record<string, number>;
+  rpcTimeoutMs: number;
+}
+
+export interface ChainsConfig {
+  /** by CAIP-2 chain id; only supported chains */
+  chains: ReadonlyMap<string, ChainSettings>;
+}
+
+export class ChainsConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid CHAINS_CONFIG:\n  ${issues.join('\n  ')}`);
+    this.name = 'ChainsConfigError';
+  }
+}
+
+const issuesAt = (prefix: string, error: z.ZodError): string[] =>
+  error.issues.map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+
+/** Validates the parsed JSON; every problem is reported, each naming its key (`chains.eip155:1.rpcUrls.0`). */
+export const parseChainsConfig = (document: unknown): ChainsConfig => {
+  const top = z.strictObject({ chains: z.record(z.string(), z.unknown()) }).safeParse(document);
+  if (!top.success) throw new ChainsConfigError(issuesAt('', top.error).map((issue) => issue.replace(/^\./, '')));
+  const issues: string[] = [];
+  const chains = new Map<string, ChainSettings>();
+  for (const [chainId, entry] of Object.entries(top.data.chains)) {
+    const chain = findChain(chainId);
+    if (!chain) {
+      issues.push(`chains.${chainId}: unknown chain id (supported: ${supportedChainIds().join(', ')})`);
+      continue;
+    }
+    const parsed = chainEntrySchema(chain.family).safeParse(entry);
+    if (parsed.success) chains.set(chainId, parsed.data);
+    else issues.push(...issuesAt(`chains.${chainId}`, parsed.error));
+  }
+  if (issues.length > 0) throw new ChainsConfigError(issues);
+  return { chains };
+};
+
+/** Reads and validates the file CHAINS_CONFIG names. */
+export const readChainsConfig = (path: string): ChainsConfig => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ChainsConfigError([`cannot read ${path}: ${(error as Error).message}`]);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new ChainsConfigError([`${path} is not valid JSON: ${(error as Error).message}`]);
+  }
+  return parseChainsConfig(document);
+};
+
+/** The configured settings of a chain that runs on its own nodes; undefined when it is not configured or switched off. */
+export const nodeSettingsOf = (config: ChainsConfig | null | undefined, chainId: string): ChainSettings | undefined => {
+  const settings = config?.chains.get(chainId);
+  return settings?.enabled ? settings : undefined;
+};
+
+/**
+ * Start-up guard: the signer (LEDGERGATE_SIGNER_MNEMONIC) is the only key source, so a configured
+ * chain needs it, and an `accountXpub` in the file must be the one the signer derives: otherwise
+ * deposits would go to addresses the service cannot spend. Throws naming every mismatch.
+ */
+export const checkConfiguredKeys = (config: ChainsConfig | null | undefined, signer: Pick<Signer, 'accountXpub'> | null): void => {
+  const issues: string[] = [];
+  for (const [chainId, settings] of config?.chains ?? []) {
+    if (!settings.enabled) continue;
+    const chain = findChain(chainId)!;
+    if (!signer) {
+      issues.push(`chains.${chainId}: enabled, but LEDGERGATE_SIGNER_MNEMONIC is not set (the signer holds the chain's keys)`);
+      continue;
+    }
+    if (settings.accountXpub !== undefined && settings.accountXpub !== signer.accountXpub(chain.family, chain.network)) {
+      issues.push(`chains.${chainId}.accountXpub: is not the signer's ${chain.family} ${chain.network} account key (derive it from LEDGERGATE_SIGNER_MNEMONIC, or leave it out)`);
+    }
+  }
+  if (issues.length > 0) throw new ChainsConfigError(issues);
+};

@@ -1,0 +1,206 @@
+import { AbiCoder, getAddress, id, toBeHex, toQuantity, Transaction, zeroPadValue } from 'ethers';
+import type { ChainDefinition } from '../chain.js';
+import type { ChainSettings, EvmFeePolicy } from '../config.js';
+import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
+import { TOKENS } from '../tokens.js';
+import { DEFAULT_TOKEN_TRANSFER_GAS, eip1559Estimate, gasLimitFromEstimate, NATIVE_TRANSFER_GAS } from './fees.js';
+import { createNonceTracker } from './nonces.js';
+import { createEvmRpc, NodeAnswerError, type EvmRpc } from './rpc.js';
+
+/** The node's JSON (hex quantities), only the fields read here. */
+interface RpcTransaction {
+  hash: string;
+  from: string;
+  to: string | null;
+  value: string;
+  blockNumber: string | null;
+}
+interface RpcBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+  baseFeePerGas?: string;
+  transactions: RpcTransaction[] | string[];
+}
+interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+interface RpcReceipt {
+  status: string;
+  blockNumber: string;
+  blockHash: string;
+  gasUsed: string;
+  effectiveGasPrice: string;
+}
+
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
+const BALANCE_OF = id('balanceOf(address)').slice(0, 10);
+const TRANSFER = id('transfer(address,uint256)').slice(0, 10);
+const abi = AbiCoder.defaultAbiCoder();
+/** above this many watched addresses, logs are fetched for the whole block and filtered here (a node caps topic lists) */
+const MAX_TOPIC_ADDRESSES = 100;
+
+const toHeader = (block: RpcBlock): BlockHeader => ({
+  number: Number(block.number),
+  hash: block.hash,
+  parentHash: block.parentHash,
+  timestamp: new Date(Number(block.timestamp) * 1000).toISOString(),
+});
+
+const addressTopic = (address: string) => zeroPadValue(address.toLowerCase(), 32);
+const topicAddress = (topic: string) => getAddress('0x' + topic.slice(-40));
+
+/** "already known" and its variants: the node has these bytes, so the broadcast has happened */
+const ALREADY_KNOWN = /already known|known transaction|already imported|already exists|transaction already in/i;
+
+/**
+ * A ChainGateway over an EVM node's JSON-RPC (ethers JsonRpcProvider, no response cache: every
+ * block hash is the node's current answer, which is what reorg detection compares). Deposits are
+ * native value sent by a successful transaction straight to a watched address (value moved by a
+ * contract's internal call is not seen) and `Transfer` logs of the catalog's ERC-20 contracts.
+ */
+export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs' | 'fees'>, rpc: EvmRpc = defaultRpc(chain, settings)): ChainGateway & { close(): void } => {
+  if (chain.family !== 'evm' || chain.evmChainId === undefined) throw new Error(`${chain.id} is not an EVM chain`);
+  const policy = settings.fees as EvmFeePolicy | undefined;
+  const tokenContracts = TOKENS.filter((token) => token.chainId === chain.id && token.kind === 'erc20').map((token) => token.address.toLowerCase());
+  const nonces = createNonceTracker();
+
+  const blockAt = (tag: number | 'latest', withTransactions: boolean) => rpc.send<RpcBlock | null>('eth_getBlockByNumber', [tag === 'latest' ? tag : toQuantity(tag), withTransactions]);
+  const headNumber = async () => Number(await rpc.send<string>('eth_blockNumber', []));
+  const receipt = (txHash: string) => rpc.send<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
+
+  const nativeTransfers = async (block: RpcBlock, wanted: Set<string> | null): Promise<BlockTransfer[]> => {
+    const candidates = (block.transactions as RpcTransaction[]).filter(
+      (tx) => tx.to !== null && BigInt(tx.value) > 0n && (wanted === null || wanted.has(tx.to.toLowerCase())),
+    );
+    const transfers: BlockTransfer[] = [];
+    for (const tx of candidates) {
+      // a reverted transaction moves no value, though its `value` field says otherwise
+      const outcome = await receipt(tx.hash);
+      if (outcome?.status !== '0x1' || outcome.blockHash !== block.hash) continue;
+      transfers.push({ txHash: tx.hash, blockNumber: Number(block.number), blockHash: block.hash, index: 0, from: getAddress(tx.from), to: getAddress(tx.to!), asset: 'native', amount: BigInt(tx.value), destinationTag: null });
+    }
+    return transfers;
+  };
+
+  const tokenTransfers = async (block: RpcBlock, wanted: Set<string> | null): Promise<BlockTransfer[]> => {
+    if (tokenContracts.length === 0 || wanted?.size === 0) return [];
+    const toTopic = wanted !== null && wanted.size <= MAX_TOPIC_ADDRESSES ? [...wanted].map(addressTopic) : null;
+    // by block hash: logs of exactly the block read, or an error if the node has moved off it
+    const logs = await rpc.send<RpcLog[]>('eth_getLogs', [{ blockHash: block.hash, address: tokenContracts, topics: [TRANSFER_TOPIC, null, toTopic] }]);
+    return logs
+      .filter((log) => !log.removed && log.topics.length === 3 && log.topics[0] === TRANSFER_TOPIC)
+      .map((log) => ({ log, to: topicAddress(log.topics[2]!) }))
+      .filter(({ to }) => wanted === null || wanted.has(to.toLowerCase()))
+      .map(({ log, to }) => ({
+        txHash: log.transactionHash,
+        blockNumber: Number(block.number),
+        blockHash: block.hash,
+        index: Number(log.logIndex),
+        from: topicAddress(log.topics[1]!),
+        to,
+        asset: log.address.toLowerCase(),
+        amount: BigInt(log.data === '0x' ? 0 : log.data),
+        destinationTag: null,
+      }));
+  };
+
+  const gasLimitOf = async (request: { from: string; to: string; asset: string; amount: bigint }): Promise<bigint> => {
+    if (request.asset === 'native') {
+      const code = await rpc.send<string>('eth_getCode', [request.to, 'latest']);
+      if (code === '0x') return NATIVE_TRANSFER_GAS;
+    }
+    const call =
+      request.asset === 'native'
+        ? { from: request.from, to: request.to, value: toBeHex(request.amount) }
+        : { from: request.from, to: request.asset, data: TRANSFER + abi.encode(['address', 'uint256'], [request.to, request.amount]).slice(2) };
+    try {
+      return gasLimitFromEstimate(BigInt(await rpc.send<string>('eth_estimateGas', [call])));
+    } catch (error) {
+      // the sender cannot make the call yet (no tokens, no coins to a contract): the policy's limit
+      if (!(error instanceof NodeAnswerError)) throw error;
+      return policy?.tokenTransferGasLimit === undefined ? DEFAULT_TOKEN_TRANSFER_GAS : BigInt(policy.tokenTransferGasLimit);
+    }
+  };
+
+  return {
+    chain,
+
+    head: async () => {
+      const block = await blockAt('latest', false);
+      if (!block) throw new Error(`${chain.id}: the node has no latest block`);
+      return toHeader(block);
+    },
+
+    block: async (number) => {
+      const block = await blockAt(number, false);
+      return block ? toHeader(block) : null;
+    },
+
+    transfersInBlock: async (number, toAddresses) => {
+      const block = await blockAt(number, true);
+      if (!block) return [];
+      const wanted = toAddresses ? new Set([...toAddresses].map((address) => address.toLowerCase())) : null;
+      return [...(await nativeTransfers(block, wanted)), ...(await tokenTransfers(block, wanted))];
+    },
+
+    balance: async (owner, asset) => {
+      if (asset === 'native') return BigInt(await rpc.send<string>('eth_getBalance', [owner, 'latest']));
+      const data = BALANCE_OF + abi.encode(['address'], [owner]).slice(2);
+      const answer = await rpc.send<string>('eth_call', [{ to: asset, data }, 'latest']);
+      return answer === '0x' ? 0n : BigInt(answer);
+    },
+
+    nextNonce: async (owner) => nonces.next(owner, Number(await rpc.send<string>('eth_getTransactionCount', [owner, 'pending']))),
+
+    unspentOutputs: () => Promise.resolve([]),
+
+    requiresDestinationTag: () => Promise.resolve(false),
+
+    estimateFee: async (request) => {
+      const [gasLimit, latest, suggestedTip] = await Promise.all([
+        gasLimitOf(request),
+        blockAt('latest', false),
+        policy?.priorityFeeGwei === undefined ? rpc.send<string>('eth_maxPriorityFeePerGas', []) : Promise.resolve('0x0'),
+      ]);
+      return eip1559Estimate({ gasLimit, baseFeePerGas: BigInt(latest?.baseFeePerGas ?? 0), suggestedPriorityFee: BigInt(suggestedTip), policy });
+    },
+
+    broadcast: async (raw) => {
+      const transaction = Transaction.from(raw);
+      const txHash = transaction.hash!;
+      try {
+        await rpc.send<string>('eth_sendRawTransaction', [raw]);
+      } catch (error) {
+        if (!(error instanceof NodeAnswerError)) throw error; // no node answered: the caller tries again later with the same bytes
+        if (!ALREADY_KNOWN.test(error.message)) throw new BroadcastRejectedError(error.message);
+      }
+      if (transaction.from) nonces.sent(transaction.from, transaction.nonce);
+      return { txHash };
+    },
+
+    transactionStatus: async (txHash): Promise<TransactionStatus> => {
+      const outcome = await receipt(txHash);
+      if (!outcome) {
+        const known = await rpc.send<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
+        return known ? { status: 'pending' } : { status: 'not_found' };
+      }
+      const blockNumber = Number(outcome.blockNumber);
+      const fee = BigInt(outcome.gasUsed) * BigInt(outcome.effectiveGasPrice);
+      if (outcome.status !== '0x1') return { status: 'failed', blockNumber, error: 'the transaction reverted on chain', fee };
+      const head = await headNumber();
+      return { status: 'confirmed', blockNumber, blockHash: outcome.blockHash, confirmations: head - blockNumber + 1, fee };
+    },
+
+    close: () => rpc.destroy(),
+  };
+};
+
+const defaultRpc = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs'>): EvmRpc =>
+  createEvmRpc({ urls: settings.rpcUrls, evmChainId: chain.evmChainId!, timeoutMs: settings.rpcTimeoutMs });
