@@ -15,7 +15,7 @@ import type { EventStore, NewEvent } from '../src/eventstore/port.js';
 import { eventStoreMigrations } from '../src/eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgres-event-store.js';
 import { createLogger } from '../src/log.js';
-import { createLifecycle, InterruptedError, type Lifecycle } from './lib/lifecycle.js';
+import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { msSince, perSecond, summarize, type LatencySummary } from './lib/stats.js';
 import { formatTable, num } from './lib/table.js';
 import { startTempPostgres } from './lib/temp-postgres.js';
@@ -259,14 +259,4 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   console.log(`(${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up; ${STREAMS_PER_WRITER} streams per writer)`);
 };
 
-const lifecycle = createLifecycle();
-let exitCode = 0;
-try {
-  await main(lifecycle);
-} catch (error) {
-  exitCode = error instanceof InterruptedError ? 130 : 1;
-  console.error(error instanceof InterruptedError ? error.message : error);
-} finally {
-  await lifecycle.teardown();
-}
-process.exit(exitCode);
+await runBenchmark(main);

@@ -26,7 +26,7 @@ import { createLogger } from '../src/log.js';
 import { auditStreamsProjection } from '../src/projections/audit-streams.js';
 import { readModelMigrations } from '../src/projections/migrations/index.js';
 import { ProjectionRunner } from '../src/projections/runner.js';
-import { createLifecycle, InterruptedError, type Lifecycle } from './lib/lifecycle.js';
+import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { msSince, perSecond } from './lib/stats.js';
 import { num } from './lib/table.js';
 import { startTempPostgres } from './lib/temp-postgres.js';
@@ -137,14 +137,4 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   console.log(`process peak RSS (maxRSS)    ${mib(process.resourceUsage().maxRSS * 1024)} (whole run, appends included)`);
 };
 
-const lifecycle = createLifecycle();
-let exitCode = 0;
-try {
-  await main(lifecycle);
-} catch (error) {
-  exitCode = error instanceof InterruptedError ? 130 : 1;
-  console.error(error instanceof InterruptedError ? error.message : error);
-} finally {
-  await lifecycle.teardown();
-}
-process.exit(exitCode);
+await runBenchmark(main);

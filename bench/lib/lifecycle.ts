@@ -56,3 +56,18 @@ export const createLifecycle = (log: (message: string) => void = (message) => co
     teardown,
   };
 };
+
+/** Runs a benchmark's main under a lifecycle, tears down whatever it started, and exits: 0, 1 on an error, 130 when interrupted. */
+export const runBenchmark = async (main: (lifecycle: Lifecycle) => Promise<void>): Promise<never> => {
+  const lifecycle = createLifecycle();
+  let exitCode = 0;
+  try {
+    await main(lifecycle);
+  } catch (error) {
+    exitCode = error instanceof InterruptedError ? 130 : 1;
+    console.error(error instanceof InterruptedError ? error.message : error);
+  } finally {
+    await lifecycle.teardown();
+  }
+  process.exit(exitCode);
+};

@@ -1,37 +1,22 @@
-import type { Kysely } from 'kysely';
 import type { ChainDefinition } from '../chains/chain.js';
-import type { ChainGateway } from '../chains/gateway.js';
 import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand } from '../chains/processor/gas-top-up.js';
 import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from '../chains/processor/transactions.js';
-import type { Signer } from '../chains/signer/signer.js';
 import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
 import { signSweepTransfer } from '../chains/sweeper/transactions.js';
 import { findToken } from '../chains/tokens.js';
-import type { Database } from '../db/database.js';
 import { DomainError } from '../domain/errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../domain/withdrawal/withdrawal.js';
-import type { Logger } from '../log.js';
 import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
-import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
-import type { OrganizationWallets } from './organization-wallets.js';
-import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+import { loadAggregate, toNewEvents, type CommandMetadata } from './command-handler.js';
+import { sharedStreamQueue } from './stream-queue.js';
 import { applyWithdrawalCommand } from './withdrawals.js';
-import { followSignedTransaction } from './sweeps.js';
+import { followSignedTransaction, type SweepServices } from './sweeps.js';
 
-export interface WithdrawalProcessingServices extends CommandServices {
-  chain: ChainDefinition;
-  gateway: ChainGateway;
-  signer: Signer;
-  wallets: OrganizationWallets;
-  db: Kysely<Database>;
-  logger: Logger;
-  streamQueue?: StreamQueue;
-  /** fault injection for crash tests: runs right after an event is appended / a transaction is broadcast; a throw there is a crash */
-  faults?: { afterRecord?(eventType: string): void | Promise<void>; afterBroadcast?(txHash: string): void | Promise<void> };
-}
+/** What a withdrawal processor works with is what a sweeper does: a chain, its gateway, the signer, the organizations' wallets. */
+export type WithdrawalProcessingServices = SweepServices;
 
 export type ProcessingProgress =
   | { outcome: 'finished'; status: WithdrawalStatus | 'None' }

@@ -1,35 +1,17 @@
 import { advanceWithdrawal, type ProcessingProgress, type WithdrawalProcessingServices } from '../../application/withdrawal-processing.js';
-import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../../db/advisory-locks.js';
-import type { PoolTarget } from '../../db/pool.js';
+import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import { streamCategories, streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
 import type { Logger } from '../../log.js';
-import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
+import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../../workers/chain-pass-worker.js';
 
-export interface WithdrawalProcessorOptions {
+export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
   services: WithdrawalProcessingServices;
-  /** the database the processor takes its lock in (its own session) */
-  database: PoolTarget;
-  /** the pause between passes */
-  pollMs?: number;
-  /** delay before the n-th consecutive retry of a withdrawal (or a pass) that threw */
-  failureDelayMs?: (attempt: number) => number;
-  /** how often a standby processor tries to become the active one */
-  standbyRetryMs?: number;
 }
 
-export interface ProcessorPassResult {
-  examined: number;
-  finished: number;
-  waiting: number;
-  deferred: number;
-  failed: number;
-}
-
-const LOCK_NAMESPACE = ADVISORY_LOCK_NAMESPACES.withdrawalProcessors;
-const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 500, 60_000);
+export type ProcessorPassResult = PassResult;
 /** the events that make a withdrawal ready to process: requested with one signer, or approved to the threshold */
 const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
 
@@ -40,65 +22,17 @@ const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
  * wallet's nonce, its Bitcoin outputs, its XRP sequence), so two of its transactions never spend the
  * same thing. Only the processor holding the chain's advisory lock works; others wait on standby.
  */
-export class WithdrawalProcessor {
-  private readonly stopController = new AbortController();
-  private running: Promise<void> | null = null;
+export class WithdrawalProcessor extends ChainPassWorker {
   private readonly logger: Logger;
   /** withdrawal id → organization, in the order they became ready */
   private readonly open = new Map<string, string>();
   private readonly retries = new Map<string, { attempts: number; notBefore: number }>();
   private position = 0n;
-  state: 'idle' | 'standby' | 'running' | 'failing' | 'stopped' = 'idle';
 
   constructor(private readonly options: WithdrawalProcessorOptions) {
-    this.logger = options.services.logger.child({ withdrawalProcessor: options.services.chain.id });
-  }
-
-  start(): void {
-    this.running ??= this.loop();
-  }
-
-  /** finishes the withdrawal in hand, then releases the lock */
-  async stop(): Promise<void> {
-    this.stopController.abort();
-    await this.running;
-    this.state = 'stopped';
-  }
-
-  /** one pass, if this processor can take the chain's lock (tests); null when another is active */
-  async runPass(): Promise<ProcessorPassResult | null> {
-    let result: ProcessorPassResult | null = null;
-    const active = await this.withLock(async () => {
-      result = await this.pass();
-    });
-    return active ? result : null;
-  }
-
-  private async loop(): Promise<void> {
-    const signal = this.stopController.signal;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const active = await this.withLock(async () => {
-          this.state = 'running';
-          this.logger.info('withdrawal processor: active');
-          while (!signal.aborted) {
-            await this.pass();
-            failures = 0;
-            await pauseUnlessStopped(this.options.pollMs ?? 1000, signal);
-          }
-        });
-        if (!active) {
-          this.state = 'standby';
-          await pauseUnlessStopped(this.options.standbyRetryMs ?? 2000, signal);
-        }
-      } catch (error) {
-        failures++;
-        this.state = 'failing';
-        this.logger.error('withdrawal processor: pass failed, retrying', { error, failures });
-        await pauseUnlessStopped((this.options.failureDelayMs ?? defaultFailureDelayMs)(failures), signal);
-      }
-    }
+    const logger = options.services.logger.child({ withdrawalProcessor: options.services.chain.id });
+    super({ name: 'withdrawal-processor', chainId: options.services.chain.id, lockNamespace: ADVISORY_LOCK_NAMESPACES.withdrawalProcessors, logger, options });
+    this.logger = logger;
   }
 
   /** new withdrawal events since the last pass: the ones that became Pending on this chain join the list */
@@ -120,10 +54,10 @@ export class WithdrawalProcessor {
     }
   }
 
-  private async pass(): Promise<ProcessorPassResult> {
+  protected async pass(): Promise<PassResult> {
     await this.follow();
     const { services } = this.options;
-    const result: ProcessorPassResult = { examined: 0, finished: 0, waiting: 0, deferred: 0, failed: 0 };
+    const result = emptyPassResult();
     const busy = new Set<string>();
     for (const [id, orgId] of [...this.open]) {
       if (this.stopController.signal.aborted) break;
@@ -145,7 +79,7 @@ export class WithdrawalProcessor {
       } catch (error) {
         result.failed++;
         const attempts = (retry?.attempts ?? 0) + 1;
-        const delayMs = (this.options.failureDelayMs ?? defaultFailureDelayMs)(attempts);
+        const delayMs = this.failureDelayMs(attempts);
         this.retries.set(id, { attempts, notBefore: services.clock().getTime() + delayMs });
         busy.add(orgId);
         this.logger.warn('withdrawal processor: step failed; retrying later', { withdrawalId: id, error, attempts, delayMs });
@@ -161,13 +95,5 @@ export class WithdrawalProcessor {
       busy.add(orgId);
     }
     return result;
-  }
-
-  private withLock(work: () => Promise<void>): Promise<boolean> {
-    const { chain } = this.options.services;
-    return withSessionAdvisoryLock(
-      { database: this.options.database, namespace: LOCK_NAMESPACE, key: chain.id, applicationName: `withdrawal-processor:${chain.id}`, logger: this.logger },
-      work,
-    );
   }
 }

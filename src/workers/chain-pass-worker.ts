@@ -1,0 +1,104 @@
+import { withSessionAdvisoryLock } from '../db/advisory-locks.js';
+import type { PoolTarget } from '../db/pool.js';
+import type { Logger } from '../log.js';
+import { backoffDelayMs, pauseUnlessStopped } from './pause.js';
+
+export interface ChainPassWorkerOptions {
+  /** the database the worker takes its lock in (its own session) */
+  database: PoolTarget;
+  /** the pause between passes */
+  pollMs?: number;
+  /** delay before the n-th consecutive retry of an item (or a pass) that threw */
+  failureDelayMs?: (attempt: number) => number;
+  /** how often a standby worker tries to become the active one */
+  standbyRetryMs?: number;
+}
+
+/** What a pass did: items looked at, finished, waiting (for gas, funds, confirmations), put off, failed. */
+export interface PassResult {
+  examined: number;
+  finished: number;
+  waiting: number;
+  deferred: number;
+  failed: number;
+}
+
+export const emptyPassResult = (examined = 0): PassResult => ({ examined, finished: 0, waiting: 0, deferred: 0, failed: 0 });
+
+const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 500, 60_000);
+
+/**
+ * A worker of one chain that works in bounded passes (the sweeper, the withdrawal processor). Only
+ * the instance holding the chain's session advisory lock works; the others wait on standby and take
+ * over when it stops or dies. A pass that throws is retried with backoff; stop() lets the item in
+ * hand finish, then releases the lock.
+ */
+export abstract class ChainPassWorker {
+  state: 'idle' | 'standby' | 'running' | 'failing' | 'stopped' = 'idle';
+  protected readonly stopController = new AbortController();
+  private running: Promise<void> | null = null;
+
+  protected constructor(
+    private readonly worker: { name: string; chainId: string; lockNamespace: number; logger: Logger; options: ChainPassWorkerOptions },
+  ) {}
+
+  /** one pass over the work at hand */
+  protected abstract pass(): Promise<PassResult>;
+
+  /** the delay before an item that failed `attempts` times in a row is tried again */
+  protected failureDelayMs(attempts: number): number {
+    return (this.worker.options.failureDelayMs ?? defaultFailureDelayMs)(attempts);
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    await this.running;
+    this.state = 'stopped';
+  }
+
+  /** one pass, if this instance can take the chain's lock (tests, the CLI); null when another is active */
+  async runPass(): Promise<PassResult | null> {
+    let result: PassResult | null = null;
+    const active = await this.withLock(async () => {
+      result = await this.pass();
+    });
+    return active ? result : null;
+  }
+
+  private async loop(): Promise<void> {
+    const { name, logger, options } = this.worker;
+    const signal = this.stopController.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const active = await this.withLock(async () => {
+          this.state = 'running';
+          logger.info(`${name}: active`);
+          while (!signal.aborted) {
+            await this.pass();
+            failures = 0;
+            await pauseUnlessStopped(options.pollMs ?? 1000, signal);
+          }
+        });
+        if (!active) {
+          this.state = 'standby';
+          await pauseUnlessStopped(options.standbyRetryMs ?? 2000, signal);
+        }
+      } catch (error) {
+        failures++;
+        this.state = 'failing';
+        logger.error(`${name}: pass failed, retrying`, { error, failures });
+        await pauseUnlessStopped(this.failureDelayMs(failures), signal);
+      }
+    }
+  }
+
+  private withLock(work: () => Promise<void>): Promise<boolean> {
+    const { name, chainId, lockNamespace, logger, options } = this.worker;
+    return withSessionAdvisoryLock({ database: options.database, namespace: lockNamespace, key: chainId, applicationName: `${name}:${chainId}`, logger }, work);
+  }
+}
