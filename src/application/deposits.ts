@@ -7,8 +7,7 @@ import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
 import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
 import { handleCommand, loadAggregate, type CommandMetadata, type CommandServices } from './command-handler.js';
-import { loadLedger } from './ledgers.js';
-import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
 
 /** One transfer a chain watcher saw arrive at one of our addresses. */
 export interface ObservedTransfer {
@@ -35,8 +34,8 @@ export interface DepositOwner {
 }
 
 export interface DepositServices extends CommandServices {
-  /** defaults to the process's shared queue, so every writer of one ledger takes turns */
-  streamQueue?: StreamQueue;
+  /** defaults to the process's shared batcher, so every writer of one ledger takes turns */
+  ledgerBatcher?: LedgerBatcher;
 }
 
 export type DepositReference = DepositRef;
@@ -58,9 +57,6 @@ const classify = (owner: DepositOwner | null, amount: bigint, minimumAmount: str
 /** The ledger a deposit moves, or null when it never reaches one. */
 const ledgerOf = (deposit: Deposit): string | null =>
   deposit.status !== 'None' && deposit.credit === 'credit' && deposit.orgId !== null ? streams.ledger(deposit.orgId, deposit.tokenId) : null;
-
-const inQueue = <T>(services: DepositServices, stream: string | null, task: () => Promise<T>): Promise<T> =>
-  stream === null ? task() : (services.streamQueue ?? sharedStreamQueue).run(stream, task);
 
 /**
  * A watcher saw a transfer. An asset outside the catalog is 'ignored' (nothing written). A
@@ -96,21 +92,23 @@ export const recordDeposit = async (
   const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
   const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;
   const scoped = { ...metadata, ...(owner ? { orgId: owner.orgId } : {}) };
+  const readDeposit = () => loadAggregate(services.store, depositStream, depositDecider);
+  const detect = (deposit: Awaited<ReturnType<typeof readDeposit>>, now: Date): DecidedAppend => ({
+    stream: depositStream,
+    expectedRevision: deposit.expectedRevision,
+    events: depositDecider.decide(command, deposit.state, { now }),
+  });
   try {
-    await inQueue(services, ledgerStream, () =>
-      decideAtomically(services, scoped, async (now) => {
-        const deposit = await loadAggregate(services.store, depositStream, depositDecider);
-        const appends: DecidedAppend[] = [
-          { stream: depositStream, expectedRevision: deposit.expectedRevision, events: depositDecider.decide(command, deposit.state, { now }) },
-        ];
-        if (ledgerStream && owner) {
-          const ledger = await loadLedger(services.store, ledgerStream);
-          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
-          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending });
-        }
+    if (ledgerStream && owner) {
+      const before = await readDeposit();
+      await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
+        const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
+        const appends = [detect(await readOnRetry(ledger, before, readDeposit), now), { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending }];
         return { appends, result: {} };
-      }),
-    );
+      });
+    } else {
+      await decideAtomically(services, scoped, async (now) => ({ appends: [detect(await readDeposit(), now)], result: {} }));
+    }
     return { outcome: 'recorded' };
   } catch (error) {
     if (error instanceof DomainError && error.code === 'DUPLICATE_DEPOSIT') return { outcome: 'duplicate' };
@@ -124,8 +122,8 @@ const orgScoped = (metadata: CommandMetadata, deposit: Deposit): CommandMetadata
 
 /**
  * Moves a deposit on (confirm or revert) together with its ledger, atomically. The deposit is read
- * once up front only to learn which ledger to queue on (the organization and token never change);
- * the decision itself re-reads both streams on every attempt.
+ * once up front, to learn which ledger to queue on (the organization and token never change) and
+ * to decide on; a conflict on it makes the next try read it again.
  */
 const settleDeposit = async (
   services: DepositServices,
@@ -142,21 +140,18 @@ const settleDeposit = async (
     await handleCommand(services, depositStream, depositDecider, command, scoped);
     return;
   }
-  await inQueue(services, ledgerStream, () =>
-    decideAtomically(services, scoped, async (now) => {
-      const deposit = await loadAggregate(services.store, depositStream, depositDecider);
-      const events = depositDecider.decide(command, deposit.state, { now });
-      const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
-      if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
-        const { orgId, tokenId, amount } = deposit.state;
-        const ledger = await loadLedger(services.store, ledgerStream);
-        const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
-        const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
-        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
-      }
-      return { appends, result: {} };
-    }),
-  );
+  await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
+    const deposit = await readOnRetry(ledger, peek, () => loadAggregate(services.store, depositStream, depositDecider));
+    const events = depositDecider.decide(command, deposit.state, { now });
+    const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
+    if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
+      const { orgId, tokenId, amount } = deposit.state;
+      const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
+      const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
+      appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
+    }
+    return { appends, result: {} };
+  });
 };
 
 /**

@@ -37,10 +37,12 @@ const ORGANIZATION_OWNER = '(organization)';
  * organization and key space (all EVM chains share it, like deposit addresses). The index is
  * allocated through the derivation counter (counter revision + owner claim created with
  * no_stream, one atomic append), so two organizations never share a wallet and a race allocates
- * once. Indexes never change once given: they are cached for the life of the process.
+ * once. Indexes never change once given: they and the addresses derived from them (two EC point
+ * derivations each, the costliest step of a withdrawal request) are cached for the life of the process.
  */
 export const createOrganizationWallets = (services: CommandServices & { signer: Pick<Signer, 'addressOf'> }): OrganizationWallets => {
   const cache = new Map<string, number>();
+  const walletsCache = new Map<string, OrganizationChainWallets>();
 
   const indexOf = async (orgId: string, keySpace: string, metadata: CommandMetadata): Promise<number> => {
     const key = `${orgId}:${keySpace}`;
@@ -64,10 +66,15 @@ export const createOrganizationWallets = (services: CommandServices & { signer: 
 
   return {
     walletsOf: async (orgId, chainId, metadata = { actor: 'system' }) => {
+      const key = `${orgId}:${chainId}`;
+      const cached = walletsCache.get(key);
+      if (cached) return cached;
       const chain = findChain(chainId);
       if (!chain) throw new Error(`no chain ${chainId}`);
       const index = await indexOf(orgId, chain.keySpace, metadata);
-      return { chain, index, ...organizationWalletAddresses(services.signer, chain, index) };
+      const wallets = { chain, index, ...organizationWalletAddresses(services.signer, chain, index) };
+      walletsCache.set(key, wallets);
+      return wallets;
     },
   };
 };

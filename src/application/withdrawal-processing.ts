@@ -9,9 +9,9 @@ import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../domain/withdrawal/withdrawal.js';
-import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
+import type { DecidedAppend } from './atomic-decision.js';
 import { loadAggregate, toNewEvents, type CommandMetadata } from './command-handler.js';
-import { sharedStreamQueue } from './stream-queue.js';
+import { onLedger, readOnRetry } from './ledger-batches.js';
 import { applyWithdrawalCommand } from './withdrawals.js';
 import { followSignedTransaction, type SweepServices } from './sweeps.js';
 
@@ -31,33 +31,32 @@ const feeFromBalance = (chain: ChainDefinition) => chain.family === 'bitcoin' ||
 /** The completion: the withdrawal, its hold posted and (Bitcoin, XRP) its fee charged, in one append. */
 const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
-  await (services.streamQueue ?? sharedStreamQueue).run(ledgerStream, () =>
-    decideAtomically(services, metadata, async (now) => {
-      const stream = streams.withdrawal(withdrawal.id);
-      const current = await loadAggregate(services.store, stream, withdrawalDecider);
-      const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
-      if (events.length === 0) return { appends: [], result: {} };
-      const ledger = await loadAggregate(services.store, ledgerStream, ledgerDecider);
-      const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
-      const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
-      const ledgerEvents = [...posted];
-      if (feeFromBalance(services.chain) && fee > 0n) {
-        const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
-        try {
-          ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
-        } catch (error) {
-          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
-          // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
-          services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
-        }
+  const stream = streams.withdrawal(withdrawal.id);
+  const readWithdrawal = () => loadAggregate(services.store, stream, withdrawalDecider);
+  const before = await readWithdrawal();
+  await onLedger(services, ledgerStream, metadata, async (ledger, now) => {
+    const current = await readOnRetry(ledger, before, readWithdrawal);
+    const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
+    if (events.length === 0) return { appends: [], result: {} };
+    const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
+    const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
+    const ledgerEvents = [...posted];
+    if (feeFromBalance(services.chain) && fee > 0n) {
+      const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
+      try {
+        ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+        // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
+        services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
       }
-      const appends: DecidedAppend[] = [
-        { stream, expectedRevision: current.expectedRevision, events },
-        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
-      ];
-      return { appends, result: {} };
-    }),
-  );
+    }
+    const appends: DecidedAppend[] = [
+      { stream, expectedRevision: current.expectedRevision, events },
+      { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
+    ];
+    return { appends, result: {} };
+  });
 };
 
 /** The failure: the withdrawal Failed with `txnError` and its hold released, in one append (the create/cancel side's own path). */

@@ -12,14 +12,14 @@ import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
 import { withdrawalReferenceClaimed, type WithdrawalReferenceClaimed } from '../domain/withdrawal/reference-claim.js';
 import type { WithdrawalEvent, WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
-import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
+import type { DecidedAppend } from './atomic-decision.js';
 import { loadAggregate, toDomainEvent, type CommandMetadata } from './command-handler.js';
+import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import { checkExternalUserId } from './deposit-accounts.js';
-import { loadLedger } from './ledgers.js';
 import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
 import type { OrganizationServices } from './organizations.js';
-import { sharedStreamQueue, type StreamQueue } from './stream-queue.js';
+import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
 import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient } from './withdrawal-checks.js';
 
 export interface WithdrawalServices extends OrganizationServices {
@@ -28,8 +28,8 @@ export interface WithdrawalServices extends OrganizationServices {
   gateways: GatewayLookup;
   /** the organizations' settlement and gas wallets; null without a signer (no chain can pay out) */
   wallets: OrganizationWallets | null;
-  /** defaults to the process's shared queue, so every writer of one ledger takes turns */
-  streamQueue?: StreamQueue;
+  /** defaults to the process's shared batcher, so every writer of one ledger takes turns */
+  ledgerBatcher?: LedgerBatcher;
 }
 
 /** Who asks: the organization and the user (an API key acts as its owner). */
@@ -52,8 +52,6 @@ export interface WithdrawalRequest {
 
 const unavailable = (what: string) => new DomainError('SERVICE_UNAVAILABLE', `${what} is not available on this service right now`);
 
-const inLedgerQueue = <T>(services: WithdrawalServices, orgId: string, tokenId: string, task: () => Promise<T>) =>
-  (services.streamQueue ?? sharedStreamQueue).run(streams.ledger(orgId, tokenId), task);
 
 const loadOrganization = async (services: WithdrawalServices, orgId: string): Promise<ActiveOrganization> => {
   const { state } = await loadAggregate(services.store, streams.organization(orgId), organizationDecider);
@@ -127,10 +125,11 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
     minWithdrawalSigners: organization.minWithdrawalSigners,
   };
   const scoped = { ...metadata, orgId: caller.orgId };
-  const { events } = await inLedgerQueue(services, caller.orgId, token.id, () =>
-    decideAtomically(services, scoped, async (now) => {
-      await refuseTakenReference(services, referenceStream, input.reference);
-      const ledger = await loadLedger(services.store, ledgerStream);
+  await refuseTakenReference(services, referenceStream, input.reference);
+  try {
+    const { events } = await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
+      // a conflict on the reference sends this decision to a second try: was the reference taken meanwhile?
+      if (ledger.attempt > 1) await refuseTakenReference(services, referenceStream, input.reference);
       checkConfirmedBalance(chain, ledger.state, amount);
       const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
       const requested = withdrawalDecider.decide(request, withdrawalDecider.initialState, { now });
@@ -140,9 +139,13 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
         { stream: streams.withdrawal(id), expectedRevision: 'no_stream', events: requested },
       ];
       return { appends, result: { events: requested } };
-    }),
-  );
-  return fold(withdrawalDecider, events) as WithdrawalRecord;
+    });
+    return fold(withdrawalDecider, events) as WithdrawalRecord;
+  } catch (error) {
+    // every try lost the reference race (a claim never goes away): name the withdrawal that won it
+    if (error instanceof WrongExpectedRevisionError && error.stream === referenceStream) await refuseTakenReference(services, referenceStream, input.reference);
+    throw error;
+  }
 };
 
 /** What a withdrawal's new events do to its ledger: a terminal event ends the hold, one way or the other. */
@@ -161,34 +164,29 @@ const ledgerCommandsFor = (withdrawal: WithdrawalRecord, events: WithdrawalEvent
  * writers of one ledger in turn. The processor uses it for sign / broadcast / complete / fail.
  */
 export const applyWithdrawalCommand = async (
-  services: Pick<WithdrawalServices, 'store' | 'clock' | 'streamQueue'>,
+  services: Pick<WithdrawalServices, 'store' | 'clock' | 'ledgerBatcher'>,
   withdrawal: Pick<WithdrawalRecord, 'id' | 'orgId' | 'tokenId'>,
   command: Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>,
   metadata: CommandMetadata,
 ): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[] }> => {
   const withdrawalStream = streams.withdrawal(withdrawal.id);
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
-  const scoped = { ...metadata, orgId: withdrawal.orgId };
-  return (services.streamQueue ?? sharedStreamQueue).run(ledgerStream, () =>
-    decideAtomically(services, scoped, async (now) => {
-      const current = await loadAggregate(services.store, withdrawalStream, withdrawalDecider);
-      const events = withdrawalDecider.decide(command, current.state, { now });
-      const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
-      const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
-      const ledgerCommands = ledgerCommandsFor(after, events);
-      if (ledgerCommands.length > 0) {
-        const ledger = await loadLedger(services.store, ledgerStream);
-        let state = ledger.state;
-        const ledgerEvents = ledgerCommands.flatMap((ledgerCommand) => {
-          const decided = ledgerDecider.decide(ledgerCommand, state, { now });
-          state = decided.reduce(ledgerDecider.evolve, state);
-          return decided;
-        });
-        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
-      }
-      return { appends, result: { withdrawal: after, events } };
-    }),
-  );
+  const readWithdrawal = () => loadAggregate(services.store, withdrawalStream, withdrawalDecider);
+  const before = await readWithdrawal();
+  return onLedger(services, ledgerStream, { ...metadata, orgId: withdrawal.orgId }, async (ledger, now) => {
+    const current = await readOnRetry(ledger, before, readWithdrawal);
+    const events = withdrawalDecider.decide(command, current.state, { now });
+    const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
+    const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
+    let state = ledger.state;
+    const ledgerEvents = ledgerCommandsFor(after, events).flatMap((ledgerCommand) => {
+      const decided = ledgerDecider.decide(ledgerCommand, state, { now });
+      state = decided.reduce(ledgerDecider.evolve, state);
+      return decided;
+    });
+    appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
+    return { appends, result: { withdrawal: after, events } };
+  });
 };
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../src/application/deposits.js';
-import { StreamQueue } from '../../src/application/stream-queue.js';
+import { LedgerBatcher } from '../../src/application/ledger-batches.js';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';
@@ -85,7 +85,7 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     const before = await ledgerOf(acme.orgId, ETH);
     // each call its own queue: they race like separate processes, on the stream revisions alone
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => recordDeposit({ ...services, streamQueue: new StreamQueue() }, transfer, ownerOf(acme.orgId, 'user-2'), metadata)),
+      Array.from({ length: 20 }, () => recordDeposit({ ...services, ledgerBatcher: new LedgerBatcher() }, transfer, ownerOf(acme.orgId, 'user-2'), metadata)),
     );
     expect(outcomes.filter((result) => result.outcome === 'recorded')).toHaveLength(1);
     expect(outcomes.filter((result) => result.outcome === 'duplicate')).toHaveLength(19);

@@ -3,15 +3,6 @@ import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js'
 import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
 
-const WRONG_EXPECTED_REVISION = 'LG001';
-const UNIQUE_VIOLATION = '23505';
-
-interface PgError {
-  code?: string;
-  detail?: string;
-  constraint?: string;
-}
-
 const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 
 const decodeExpected = (expected: string): ExpectedRevision =>
@@ -46,38 +37,82 @@ const alreadyAppended = async (pool: pg.Pool, appends: StreamAppend[]): Promise<
   };
 };
 
-export const appendToStreams = async (pool: pg.Pool, appends: StreamAppend[]): Promise<AppendResult> => {
-  validateAppends(appends);
-  const payload = appends.map(({ stream, expectedRevision, events }) => ({
+type BatchOutcome =
+  | { position: string; streams: { stream: string; revision: string }[] }
+  | { error: 'wrong_expected_revision'; stream: string; expected: string; actual: string }
+  | { error: 'duplicate_event_id'; eventId: string };
+
+interface PendingAppend {
+  appends: StreamAppend[];
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+const toPayload = (appends: StreamAppend[]) =>
+  appends.map(({ stream, expectedRevision, events }) => ({
     stream,
     category: categoryOf(stream),
     expected: encodeExpected(expectedRevision),
     events: events.map(({ id, type, data, metadata }) => ({ id, type, data, metadata })),
   }));
-  try {
-    const { rows } = await pool.query<{ result: { position: string; streams: { stream: string; revision: string }[] } }>(
-      'select eventstore.append($1::jsonb) as result',
-      [JSON.stringify(payload)],
-    );
-    const result = rows[0]!.result;
-    return {
-      position: BigInt(result.position),
-      streams: result.streams.map(({ stream, revision }) => ({ stream, revision: BigInt(revision) })),
-    };
-  } catch (error) {
-    const pgError = error as PgError;
-    if (pgError.code === WRONG_EXPECTED_REVISION || (pgError.code === UNIQUE_VIOLATION && pgError.constraint === 'events_event_id_key')) {
-      const retried = await alreadyAppended(pool, appends);
-      if (retried) return retried;
-    }
-    if (pgError.code === WRONG_EXPECTED_REVISION) {
-      const detail = JSON.parse(pgError.detail ?? '{}') as { stream: string; expected: string; actual: string };
-      throw new WrongExpectedRevisionError(
-        detail.stream,
-        decodeExpected(detail.expected),
-        detail.actual === '-1' ? null : BigInt(detail.actual),
-      );
-    }
-    throw error;
+
+/** One item's answer from `eventstore.append_batch`; a refused retry of a stored append answers what is stored. */
+const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutcome): Promise<AppendResult> => {
+  if (!('error' in outcome)) {
+    return { position: BigInt(outcome.position), streams: outcome.streams.map(({ stream, revision }) => ({ stream, revision: BigInt(revision) })) };
   }
+  const retried = await alreadyAppended(pool, appends);
+  if (retried) return retried;
+  if (outcome.error === 'duplicate_event_id') throw new DuplicateEventIdError(outcome.eventId);
+  throw new WrongExpectedRevisionError(outcome.stream, decodeExpected(outcome.expected), outcome.actual === '-1' ? null : BigInt(outcome.actual));
 };
+
+/**
+ * Group commit. Appends that arrive while a batch is being written wait, and are written together
+ * in the next one: ONE statement and ONE commit (one WAL flush) for all of them, each still its
+ * own atomic append with its own answer (see the append_batch migration). Idle, an append goes
+ * out at once; under load the batches grow by themselves, so commits stop being the limit.
+ */
+export class GroupCommitAppender {
+  private pending: PendingAppend[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxAppendsPerBatch = 500,
+  ) {}
+
+  append(appends: StreamAppend[]): Promise<AppendResult> {
+    try {
+      validateAppends(appends);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const result = new Promise<AppendResult>((resolve, reject) => this.pending.push({ appends, resolve, reject }));
+    if (!this.writing) void this.writeAll();
+    return result;
+  }
+
+  private async writeAll(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) await this.write(this.pending.splice(0, this.maxAppendsPerBatch));
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(batch: PendingAppend[]): Promise<void> {
+    let outcomes: BatchOutcome[];
+    try {
+      const { rows } = await this.pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [
+        JSON.stringify(batch.map(({ appends }) => toPayload(appends))),
+      ]);
+      outcomes = rows[0]!.result;
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    await Promise.all(batch.map(({ appends, resolve, reject }, index) => settle(this.pool, appends, outcomes[index]!).then(resolve, reject)));
+  }
+}

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
 import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
-import { appendToStreams } from './append.js';
+import { GroupCommitAppender } from './append.js';
 import { AppendNotifications } from './notifications.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
 
@@ -46,6 +46,7 @@ export interface PostgresEventStoreOptions {
 /** The default event store: PostgreSQL, schema `eventstore` (see its migration for the ordering argument). */
 export const createPostgresEventStore = ({ pool, listenConfig, logger }: PostgresEventStoreOptions): EventStore => {
   const notifications = new AppendNotifications(listenConfig, logger);
+  const appender = new GroupCommitAppender(pool);
 
   const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
     const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
@@ -76,9 +77,8 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
   };
 
   return {
-    append: (stream, expectedRevision, events) =>
-      appendToStreams(pool, [{ stream, expectedRevision, events }]).catch(unavailableOnConnectionFailure),
-    appendMany: (appends: StreamAppend[]) => appendToStreams(pool, appends).catch(unavailableOnConnectionFailure),
+    append: (stream, expectedRevision, events) => appender.append([{ stream, expectedRevision, events }]).catch(unavailableOnConnectionFailure),
+    appendMany: (appends: StreamAppend[]) => appender.append(appends).catch(unavailableOnConnectionFailure),
     readStream,
     readAll,
     streamRevision: async (stream) => {

@@ -1,7 +1,8 @@
 import type { MigrationSet } from '../../../db/migrate.js';
 import * as eventStore from './20261122T0900-event-store.js';
+import * as appendBatch from './20261123T1100-append-batch.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
-  migrations: { '20261122T0900-event-store': eventStore },
+  migrations: { '20261122T0900-event-store': eventStore, '20261123T1100-append-batch': appendBatch },
 };

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { DuplicateEventIdError, WrongExpectedRevisionError } from '../../src/eventstore/errors.js';
+import type { EventStore, NewEvent } from '../../src/eventstore/port.js';
+import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
+import { createLogger } from '../../src/log.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+const event = (n: number, id = randomUUID()): NewEvent => ({ id, type: 'Counted', data: { n }, metadata: { actor: 'test', at: new Date().toISOString() } });
+
+describe('PostgreSQL event store: group commit', () => {
+  let database: TestDatabase;
+  let store: EventStore;
+  const batchCalls = { count: 0 };
+  let prefix = 0;
+  const stream = (name: string) => `gc${++prefix}-${name}`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('group_commit');
+    await migrateToLatest(database.pool, eventStoreMigrations);
+    const query = database.pool.query.bind(database.pool) as (...args: unknown[]) => unknown;
+    (database.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('append_batch')) batchCalls.count++;
+      return query(...args);
+    };
+    store = createPostgresEventStore({ pool: database.pool, listenConfig: database.config, logger: createLogger('silent') });
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  it('writes 300 concurrent appends in far fewer statements, each with its own revision and a gap-free order', async () => {
+    const before = batchCalls.count;
+    const streams = Array.from({ length: 30 }, (_, n) => stream(`s${n}`));
+    // ten appends per stream, each expecting exactly the revision before it: chained per stream, concurrent across streams
+    const results = await Promise.all(
+      streams.map(async (name) => {
+        const revisions: bigint[] = [];
+        for (let n = 0; n < 10; n++) {
+          const { streams: [written] } = await store.append(name, n === 0 ? 'no_stream' : BigInt(n - 1), [event(n)]);
+          revisions.push(written!.revision);
+        }
+        return revisions;
+      }),
+    );
+    for (const revisions of results) expect(revisions).toEqual(Array.from({ length: 10 }, (_, n) => BigInt(n)));
+    expect(batchCalls.count - before).toBeLessThan(300);
+    const all = await store.readAll({ filter: { types: ['Counted'] }, maxCount: 10_000 });
+    const ours = all.filter((recorded) => streams.includes(recorded.stream));
+    expect(ours).toHaveLength(300);
+    const positions = ours.map((recorded) => recorded.position);
+    expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+  });
+
+  it('decides appends of one batch in order: of two on one revision the first wins, the second is refused alone', async () => {
+    const [contested, other] = [stream('contested'), stream('other')];
+    await store.append(contested, 'no_stream', [event(0)]);
+    const outcomes = await Promise.allSettled([
+      store.append(contested, 0n, [event(1)]),
+      store.append(contested, 0n, [event(2)]),
+      store.append(other, 'no_stream', [event(3)]),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const refused = (outcomes[1] as PromiseRejectedResult).reason as WrongExpectedRevisionError;
+    expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(refused.actual).toBe(1n);
+    expect((await store.readStream(contested)).map((recorded) => recorded.data)).toEqual([{ n: 0 }, { n: 1 }]);
+  });
+
+  it('keeps a multi-stream append atomic inside a batch: one stream refused, nothing of it written, its neighbours written', async () => {
+    const [a, b, c] = [stream('a'), stream('b'), stream('c')];
+    await store.append(b, 'no_stream', [event(0)]);
+    const outcomes = await Promise.allSettled([
+      store.appendMany([
+        { stream: a, expectedRevision: 'no_stream', events: [event(1)] },
+        { stream: b, expectedRevision: 'no_stream', events: [event(2)] },
+      ]),
+      store.append(c, 'no_stream', [event(3)]),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await store.readStream(a)).toEqual([]);
+    expect(await store.streamRevision(a)).toBeNull();
+    expect(await store.readStream(b)).toHaveLength(1);
+    expect(await store.readStream(c)).toHaveLength(1);
+  });
+
+  it('answers a retried append with what is stored, and refuses an event id another stream holds, in the same batch', async () => {
+    const [first, second, third] = [stream('first'), stream('second'), stream('third')];
+    const stored = event(1);
+    const written = await store.append(first, 'no_stream', [stored]);
+    const outcomes = await Promise.allSettled([
+      store.append(first, 'no_stream', [stored]), // the retry of an append that succeeded
+      store.append(second, 'no_stream', [{ ...stored }]), // the same id elsewhere
+      store.append(third, 'no_stream', [event(2)]),
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: written });
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
+    expect(outcomes[2]!.status).toBe('fulfilled');
+    expect(await store.readStream(second)).toEqual([]);
+  });
+
+  it('two ids of one batch: the second use of an id is refused even before either is stored', async () => {
+    const [x, y] = [stream('x'), stream('y')];
+    const shared = randomUUID();
+    const outcomes = await Promise.allSettled([store.append(x, 'no_stream', [event(1, shared)]), store.append(y, 'no_stream', [event(2, shared)])]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as Error)).toBeInstanceOf(DuplicateEventIdError);
+  });
+});
