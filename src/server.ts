@@ -123,6 +123,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     db: infrastructure.db,
     database: infrastructure.databaseTarget,
     logger,
+    chainsConfig: config.chains,
   });
   const app = createApp({
     gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,

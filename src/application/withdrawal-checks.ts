@@ -1,15 +1,17 @@
+import type { Kysely } from 'kysely';
 import type { ChainDefinition } from '../chains/chain.js';
 import { addressCodecs } from '../chains/families.js';
 import type { ChainGateway } from '../chains/gateway.js';
 import { nativeToken, type TokenDefinition } from '../chains/tokens.js';
 import { parseXrpRecipient } from '../chains/xrp/address.js';
+import type { Database } from '../db/database.js';
 import { DomainError } from '../domain/errors.js';
 import type { Balances } from '../domain/ledger/ledger.js';
 import type { OrganizationChainWallets } from './organization-wallets.js';
 
 /**
  * The checks of POST /withdrawals that need no stream of ours (SPEC §7.3, in the order of the
- * issue): recipient, XRP destination tag, token bounds, gas. Each is a pure function of what the
+ * issue): recipient, XRP destination tag, token bounds, gas, XRP account reserve. Each is a pure function of what the
  * caller read, or one question to the chain's gateway.
  */
 
@@ -96,6 +98,34 @@ export const checkGas = async (
       nativeToken: nativeToken(chain.id).symbol,
     });
   }
+};
+
+/**
+ * XRP: the organization's address (its deposit accounts share it, users told apart by tag) pays the
+ * withdrawal and its fee from what it holds above the account reserve (base + owner reserve ×
+ * OwnerCount), which the ledger never lets it send: the gateway's balance is that spendable part.
+ * A withdrawal that would dip into the reserve is INSUFFICIENT_BALANCE here rather than a Failed
+ * withdrawal later (the processor checks again before signing). No deposit account yet: nothing
+ * to ask the chain about; the ledger's own check refuses the withdrawal.
+ */
+export const checkXrpReserve = async (chain: ChainDefinition, gateway: ChainGateway, senderAddress: string | null, recipient: string, amount: bigint): Promise<void> => {
+  if (chain.family !== 'xrp' || senderAddress === null) return;
+  const to = parseXrpRecipient(recipient, chain.network).classicAddress;
+  const [spendable, estimate] = await Promise.all([gateway.balance(senderAddress, 'native'), gateway.estimateFee({ from: senderAddress, to, asset: 'native', amount })]);
+  if (spendable >= amount + estimate.fee) return;
+  throw new DomainError('INSUFFICIENT_BALANCE', `The ${chain.name} account ${senderAddress} holds ${spendable} drops above its account reserve; this withdrawal needs ${amount + estimate.fee} with its fee`, {
+    chainId: chain.id,
+    tokenId: nativeToken(chain.id).id,
+    spendableAboveReserve: spendable.toString(),
+    required: (amount + estimate.fee).toString(),
+    estimatedFee: estimate.fee.toString(),
+  });
+};
+
+/** XRP: the organization's address, as its deposit accounts (read model) show it; null before its first one. */
+export const xrpOrganizationAddress = async (db: Kysely<Database>, orgId: string, chainId: string): Promise<string | null> => {
+  const account = await db.selectFrom('accounts').select('address').where('org_id', '=', orgId).where('chain_id', '=', chainId).limit(1).executeTakeFirst();
+  return account?.address ?? null;
 };
 
 /**

@@ -14,9 +14,16 @@ import { loadAggregate, toNewEvents, type CommandMetadata } from './command-hand
 import { onLedger, readOnRetry } from './ledger-batches.js';
 import { applyWithdrawalCommand } from './withdrawals.js';
 import { followSignedTransaction, type SweepServices } from './sweeps.js';
+import { CannotReplaceError } from '../chains/bitcoin/replace-by-fee.js';
+import { followWithdrawalTransaction } from '../chains/processor/following.js';
+import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from '../chains/processor/replacement.js';
+import type { Logger } from '../log.js';
 
 /** What a withdrawal processor works with is what a sweeper does: a chain, its gateway, the signer, the organizations' wallets. */
-export type WithdrawalProcessingServices = SweepServices;
+export type WithdrawalProcessingServices = SweepServices & {
+  /** Bitcoin: blocks a broadcast withdrawal may stay unconfirmed before it is replaced by fee (src/chains/processor/replacement.ts); default 6 */
+  replaceAfterBlocks?: number;
+};
 
 export type ProcessingProgress =
   | { outcome: 'finished'; status: WithdrawalStatus | 'None' }
@@ -121,7 +128,8 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   const now = services.clock();
   // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
   // are what its ledger says it holds): every EVM/Tron withdrawal first receives exactly its fee.
-  if (!gasReceived) {
+  // A fee of zero (Tron: free or staked bandwidth and energy cover it) needs no top-up at all.
+  if (!gasReceived && estimate.fee > 0n) {
     const shortfall = estimate.fee;
     if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
     const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress: wallets.gasAddress, to: from, shortfall, gasWalletBusy: false, now });
@@ -160,6 +168,41 @@ const prepare = async (services: WithdrawalProcessingServices, withdrawal: Withd
     if (error instanceof DomainError && error.code === 'GAS_TOP_UP_LIMIT') return { kind: 'failed', error: error.message };
     throw error;
   }
+};
+
+/** withdrawal id → the head at which "cannot be replaced" was last logged: once per replacement period, not on every pass */
+const unreplaceableLogged = new Map<string, number>();
+
+/**
+ * Bitcoin: a withdrawal broadcast and still in the mempool `replaceAfterBlocks` after it was signed
+ * gets a BIP125 replacement, signed and recorded here (sent by the next look, like any recorded
+ * transaction, so a crash in between re-sends this one, never a third). True when one was recorded.
+ */
+const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, record: (command: WithdrawalCommand) => Promise<boolean>, log: Logger): Promise<boolean> => {
+  const signed = withdrawal.signedTransaction;
+  const replaceAfterBlocks = services.replaceAfterBlocks ?? DEFAULT_REPLACE_AFTER_BLOCKS;
+  if (!signed?.inputs) return false;
+  const head = await services.gateway.head();
+  if (!isStuck(signed, head.number, replaceAfterBlocks)) return false;
+  let replacement;
+  try {
+    replacement = await signBitcoinReplacement(services, withdrawal, { ...signed, inputs: signed.inputs }, head.number);
+    // the organization pays the fee of whichever transaction confirms: its balance must cover the higher one
+    await checkFeeCovered(services, withdrawal, replacement.fee);
+  } catch (error) {
+    if (!(error instanceof CannotReplaceError) && !(error instanceof CannotPayError)) throw error;
+    const logged = unreplaceableLogged.get(withdrawal.id);
+    if (logged === undefined || head.number - logged >= replaceAfterBlocks) {
+      unreplaceableLogged.set(withdrawal.id, head.number);
+      log.warn('withdrawal: unconfirmed and cannot be replaced by fee; still waiting for it', { txHash: signed.txHash, reason: error.message });
+    }
+    return false;
+  }
+  unreplaceableLogged.delete(withdrawal.id);
+  const { raw, txHash, fee, headBlockNumber, inputs } = replacement;
+  await record({ type: 'RecordReplacementTransaction', id: withdrawal.id, raw, txHash, replacedTxHash: signed.txHash, fee: fee.toString(), headBlockNumber, inputs });
+  log.info('withdrawal: unconfirmed; replaced by fee', { txHash, replacedTxHash: signed.txHash, fee: fee.toString(), replacedFee: signed.fee, blocksWaited: head.number - signed.headBlockNumber! });
+  return true;
 };
 
 /**
@@ -202,15 +245,16 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
         case 'topUpSigned':
           continue;
         case 'signed': {
-          const { raw, txHash, nonce, fee } = prepared.transaction;
-          await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString() });
+          const { raw, txHash, nonce, fee, headBlockNumber, inputs } = prepared.transaction;
+          const bitcoin = headBlockNumber !== undefined && inputs !== undefined ? { headBlockNumber, inputs } : {};
+          await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString(), ...bitcoin });
           log.info('withdrawal: transaction signed', { txHash, nonce, fee: fee.toString() });
           continue;
         }
       }
     }
 
-    const followed = await followSignedTransaction(services, signed);
+    const followed = await followWithdrawalTransaction(services, signed, withdrawal.replacedTransactions);
     if (followed.kind === 'failed') {
       await failWithdrawal(services, withdrawal, followed.error, metadata);
       log.error('withdrawal: failed', { txHash: signed.txHash, error: followed.error });
@@ -221,9 +265,13 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       await record({ type: 'RecordBroadcast', id: withdrawalId, txHash: signed.txHash });
       continue;
     }
-    if (followed.kind === 'sent') return { outcome: 'waiting', for: 'confirmations' };
-    await completeWithdrawal(services, withdrawal, signed.txHash, followed.blockNumber, followed.fee, metadata);
-    log.info('withdrawal: completed', { txHash: signed.txHash, fee: followed.fee.toString() });
+    if (followed.kind === 'sent') {
+      if (followed.inMempool && chain.family === 'bitcoin' && (await replaceIfStuck(services, withdrawal, record, log))) continue;
+      return { outcome: 'waiting', for: 'confirmations' };
+    }
+    // the transaction followed, or one it replaced that was mined first: they spend the same inputs, so only one ever pays
+    await completeWithdrawal(services, withdrawal, followed.txHash, followed.blockNumber, followed.fee, metadata);
+    log.info('withdrawal: completed', { txHash: followed.txHash, fee: followed.fee.toString() });
   }
   return { outcome: 'deferred', reason: 'step limit of one call reached' };
 };

@@ -20,7 +20,7 @@ import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
 import type { OrganizationServices } from './organizations.js';
 import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
-import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient } from './withdrawal-checks.js';
+import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient, checkXrpReserve, xrpOrganizationAddress } from './withdrawal-checks.js';
 
 export interface WithdrawalServices extends OrganizationServices {
   /** which chains run service-wide (each organization may switch them off) */
@@ -84,7 +84,7 @@ const refuseTakenReference = async (services: WithdrawalServices, referenceStrea
 
 /**
  * POST /withdrawals. Validates in SPEC's order (chain and token, amount, recipient, XRP tag, bounds,
- * gas), then in one atomic append: the reference claimed (no_stream), the funds held on the
+ * gas; XRP: what the account holds above its reserve), then in one atomic append: the reference claimed (no_stream), the funds held on the
  * ledger (its revision; INSUFFICIENT_BALANCE), the withdrawal created (no_stream). The ledger is
  * shared by every withdrawal and deposit of the token, so the decision waits its turn in the
  * ledger's queue instead of losing races to its neighbours.
@@ -103,6 +103,7 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
     if (!services.wallets) throw unavailable('Signing');
     await checkGas(chain, token, gateway, await services.wallets.walletsOf(caller.orgId, chain.id, metadata), input.recipient, amount);
   }
+  if (chain.family === 'xrp') await checkXrpReserve(chain, gateway, await xrpOrganizationAddress(services.db, caller.orgId, chain.id), input.recipient, amount);
 
   const organization = await loadOrganization(services, caller.orgId);
   userOf(organization, caller.userId);

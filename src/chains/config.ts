@@ -24,8 +24,42 @@ const evmFeesSchema = z.strictObject({
   tokenTransferGasLimit: z.number().int().min(21_000).max(1_000_000).optional(),
 });
 
-/** Other families' fee policies are read by their gateways; here only their shape is fixed (names → numbers). */
-const otherFeesSchema = z.record(z.string(), z.number().nonnegative());
+const satPerVbyte = z.number().int().min(1).max(10_000);
+
+/** Bitcoin fee policy: the confirmation target of the fee-rate estimate, and bounds on the rate signed. */
+const bitcoinFeesSchema = z
+  .strictObject({
+    /** the confirmation target, in blocks, the node's fee-rate estimate is taken for; default 3 */
+    feeTargetBlocks: z.number().int().min(1).max(1008).optional(),
+    /** the lowest fee rate signed, sat/vB: a lower estimate is raised to it */
+    minFeeRateSatPerVbyte: satPerVbyte.optional(),
+    /** the highest fee rate signed, sat/vB: a higher estimate is capped (the transaction may then wait; a stuck withdrawal can be bumped) */
+    maxFeeRateSatPerVbyte: satPerVbyte.optional(),
+    /** blocks a withdrawal may stay unconfirmed before it is replaced by fee (BIP125, src/chains/processor/replacement.ts); default 6 */
+    replaceAfterBlocks: z.number().int().min(1).max(1008).optional(),
+  })
+  .refine((fees) => fees.minFeeRateSatPerVbyte === undefined || fees.maxFeeRateSatPerVbyte === undefined || fees.minFeeRateSatPerVbyte <= fees.maxFeeRateSatPerVbyte, {
+    message: 'minFeeRateSatPerVbyte is above maxFeeRateSatPerVbyte',
+    path: ['minFeeRateSatPerVbyte'],
+  });
+
+/** Tron fee policy: the ceiling of a TRC-20 transfer's fee_limit (what its energy may burn). */
+const tronFeesSchema = z.strictObject({
+  /**
+   * the highest fee_limit a TRC-20 transfer carries, in sun (1 TRX = 1,000,000 sun; the network's
+   * own ceiling is 15,000 TRX): the estimate's limit (its energy at today's price + 20%) is capped at
+   * it, and a transfer whose estimated energy alone costs more is not signed (it waits and is estimated again)
+   */
+  maxFeeLimitSun: z.number().int().min(1).max(15_000_000_000).optional(),
+});
+
+/** XRP fee policy: the most a payment offers when the open ledger's fee escalates. */
+const xrpFeesSchema = z.strictObject({
+  /** the highest Fee a payment offers, in drops; default 1000. Above it the payment offers this and waits in the queue (never below the base fee) */
+  maxFeeDrops: z.number().int().min(1).max(100_000_000).optional(),
+});
+
+const feesSchemas = { evm: evmFeesSchema, bitcoin: bitcoinFeesSchema, tron: tronFeesSchema, xrp: xrpFeesSchema } as const;
 
 const rpcUrl = z.url({ protocol: /^https?$/, error: 'an http:// or https:// JSON-RPC endpoint' });
 
@@ -43,19 +77,24 @@ const chainEntrySchema = (family: ChainFamily) =>
      * to start (a guard against serving deposit addresses from the wrong keys).
      */
     accountXpub: z.string().regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'an account-level extended public key (xpub…)').optional(),
-    fees: (family === 'evm' ? evmFeesSchema : otherFeesSchema).optional(),
+    fees: (feesSchemas[family] as z.ZodType<FeePolicy>).optional(),
     /** per RPC request, before the next endpoint is tried; default 10000 */
     rpcTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
   });
 
 export type EvmFeePolicy = z.infer<typeof evmFeesSchema>;
+export type BitcoinFeePolicy = z.infer<typeof bitcoinFeesSchema>;
+export type TronFeePolicy = z.infer<typeof tronFeesSchema>;
+export type XrpFeePolicy = z.infer<typeof xrpFeesSchema>;
+/** the `fees` of a chain's entry; each family's gateway reads its own (the schema matched the family) */
+export type FeePolicy = EvmFeePolicy | BitcoinFeePolicy | TronFeePolicy | XrpFeePolicy;
 
 export interface ChainSettings {
   enabled: boolean;
   rpcUrls: string[];
   confirmations?: number;
   accountXpub?: string;
-  fees?: EvmFeePolicy | Record<string, number>;
+  fees?: FeePolicy;
   rpcTimeoutMs: number;
 }
 

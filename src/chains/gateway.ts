@@ -49,6 +49,12 @@ export class BroadcastRejectedError extends Error {
   }
 }
 
+/**
+ * Why a transaction is sent. Only a withdrawal's own transaction meets the devnet's faults
+ * (CONTRACT §8); absent means a service transaction that is not a withdrawal. Node gateways ignore it.
+ */
+export type BroadcastPurpose = 'withdrawal' | 'sweep' | 'gas-top-up';
+
 export interface ChainGateway {
   readonly chain: ChainDefinition;
   /** the newest block */
@@ -67,6 +73,6 @@ export interface ChainGateway {
   requiresDestinationTag(address: string): Promise<boolean>;
   estimateFee(request: { from: string; to: string; asset: string; amount: bigint }): Promise<FeeEstimate>;
   /** sends a signed transaction; returns its hash (the same hash again for a transaction already known); BroadcastRejectedError when the node refuses it */
-  broadcast(rawTransaction: string): Promise<{ txHash: string }>;
+  broadcast(rawTransaction: string, options?: { purpose?: BroadcastPurpose }): Promise<{ txHash: string }>;
   transactionStatus(txHash: string): Promise<TransactionStatus>;
 }

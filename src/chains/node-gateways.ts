@@ -1,16 +1,19 @@
 import type { Logger } from '../log.js';
 import type { ChainDefinition, ChainFamily } from './chain.js';
 import { ChainsConfigError, nodeSettingsOf, type ChainSettings, type ChainsConfig } from './config.js';
-import { createEvmGateway } from './evm/gateway.js';
+import { createEvmGateway, evmRpcFor } from './evm/gateway.js';
 import type { ChainGateway } from './gateway.js';
 import { bitcoinTronXrpGatewayFactories } from './other-node-gateways.js';
 
 export type NodeGateway = ChainGateway & { close?(): void };
 export type NodeGatewayFactory = (chain: ChainDefinition, settings: ChainSettings, logger: Logger) => NodeGateway;
 
-/** Every family runs on real nodes: EVM over JSON-RPC, Bitcoin over Esplora, Tron over java-tron HTTP, XRP over rippled JSON-RPC. */
+/**
+ * Every family runs on real nodes: EVM over JSON-RPC, Bitcoin over Esplora, Tron over java-tron HTTP,
+ * XRP over rippled JSON-RPC; all behind one failover (src/chains/rpc/failover.ts).
+ */
 export const nodeGatewayFactories: Partial<Record<ChainFamily, NodeGatewayFactory>> = {
-  evm: (chain, settings) => createEvmGateway(chain, settings),
+  evm: (chain, settings, logger) => createEvmGateway(chain, settings, evmRpcFor(chain, settings, logger)),
   ...bitcoinTronXrpGatewayFactories(),
 };
 

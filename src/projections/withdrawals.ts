@@ -25,6 +25,7 @@ const webhookOf = (event: WithdrawalEvent, after: WithdrawalRecord): WebhookType
     case 'WithdrawalCancelled':
       return 'withdrawal.cancelled';
     case 'WithdrawalTransactionSigned':
+    case 'WithdrawalTransactionReplaced':
       return null;
     case 'WithdrawalBroadcast':
       return 'withdrawal.processing';

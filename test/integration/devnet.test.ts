@@ -217,13 +217,15 @@ describe('devnet', () => {
 
     it('faults: broadcast_error rejects the next broadcasts; revert mines them as failed with the fee charged', async () => {
       const controls = devnet.controls(ETHEREUM.id);
+      // CONTRACT §8: faults are for withdrawal transactions
+      const withdrawal = { purpose: 'withdrawal' } as const;
       await controls.setFault('broadcast_error', 1);
       let nonce = await gateway().nextNonce(alice.address);
-      expect(await rejection(gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 7n, nonce })))).toBe(
+      expect(await rejection(gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 7n, nonce }), withdrawal))).toBe(
         'the node rejected the transaction (devnet fault: broadcast_error)',
       );
       // one fault, one failure: the same transaction goes through now
-      const { txHash: accepted } = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 7n, nonce }));
+      const { txHash: accepted } = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 7n, nonce }), withdrawal);
       await controls.mine();
       expect(await gateway().transactionStatus(accepted)).toMatchObject({ status: 'confirmed' });
 
@@ -231,9 +233,9 @@ describe('devnet', () => {
       const aliceBefore = await gateway().balance(alice.address, 'native');
       const bobBefore = await gateway().balance(bob.address, 'native');
       nonce = await gateway().nextNonce(alice.address);
-      const first = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 11n, nonce }));
-      const second = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 13n, nonce: nonce + 1 }));
-      const third = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 17n, nonce: nonce + 2 }));
+      const first = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 11n, nonce }), withdrawal);
+      const second = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 13n, nonce: nonce + 1 }), withdrawal);
+      const third = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 17n, nonce: nonce + 2 }), withdrawal);
       const block = await controls.mine();
       const failed = { status: 'failed', blockNumber: block.number, error: 'execution reverted (devnet fault: revert)', fee: FEE };
       expect(await gateway().transactionStatus(first.txHash)).toEqual(failed);
@@ -270,9 +272,9 @@ describe('devnet', () => {
       await controls.setFault('broadcast_error', 1);
       const { txHash } = await controls.deposit({ toAddress: bob.address, asset: 'native', amount: 1n });
       expect(await gateway().transactionStatus(txHash)).toMatchObject({ status: 'confirmed' });
-      expect(await rejection(gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 1n, nonce: await gateway().nextNonce(alice.address) })))).toMatch(
-        /devnet fault: broadcast_error/,
-      );
+      expect(
+        await rejection(gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 1n, nonce: await gateway().nextNonce(alice.address) }), { purpose: 'withdrawal' })),
+      ).toMatch(/devnet fault: broadcast_error/);
     });
   });
 

@@ -30,6 +30,7 @@ import { allProjections } from '../../src/projections/registry.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
 import { createTestDatabase } from '../support/database.js';
 import { gasTopUpDecider } from '../../src/chains/processor/gas-top-up.js';
+import { BroadcastRejectedError, type ChainGateway } from '../../src/chains/gateway.js';
 
 const ETHEREUM = 'eip155:1';
 const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
@@ -87,7 +88,7 @@ describe('withdrawal processor', () => {
     await infrastructure.close();
   });
 
-  const processing = (chainId: string, faults?: WithdrawalProcessingServices['faults']): WithdrawalProcessingServices => ({
+  const processing = (chainId: string, faults?: WithdrawalProcessingServices['faults'], overrides: Partial<WithdrawalProcessingServices> = {}): WithdrawalProcessingServices => ({
     chain: findChain(chainId)!,
     gateway: devnet.gateway(chainId),
     signer: infrastructure.signer!,
@@ -97,8 +98,10 @@ describe('withdrawal processor', () => {
     db: infrastructure.db,
     logger,
     ...(faults ? { faults } : {}),
+    ...overrides,
   });
-  const processor = (chainId: string) => new WithdrawalProcessor({ services: processing(chainId), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50 });
+  const processor = (chainId: string, overrides: Partial<WithdrawalProcessingServices> = {}) =>
+    new WithdrawalProcessor({ services: processing(chainId, undefined, overrides), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50 });
   const withdrawalServices = (): WithdrawalServices => ({
     store: infrastructure.store,
     db: infrastructure.db,
@@ -173,13 +176,27 @@ describe('withdrawal processor', () => {
     expect(await worker.runPass()).toEqual({ examined: 0, finished: 0, waiting: 0, deferred: 0, failed: 0 });
   });
 
+  /** the devnet's gateway, but the first broadcast that is not a withdrawal's own transaction is refused (devnet faults are for withdrawals only) */
+  const refusingFirstTopUp = (gateway: ChainGateway): ChainGateway => {
+    let refused = false;
+    return {
+      ...gateway,
+      broadcast: async (raw, options) => {
+        if (!refused && options?.purpose !== 'withdrawal') {
+          refused = true;
+          throw new BroadcastRejectedError('replacement transaction underpriced (the test node refuses the top-up)');
+        }
+        return gateway.broadcast(raw, options);
+      },
+    };
+  };
+
   it('Ethereum USDT: a gas top-up the node refuses is sent again; the withdrawal completes, paid once', async () => {
     const { settlementAddress } = await fundEthereumUsdt(20_000_000n);
     const settlementBefore = await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address);
     const recipient = externalAddress(ETHEREUM);
     const created = await withdraw(ETHEREUM, USDT.id, 5_000_000n, recipient);
-    await devnet.controls(ETHEREUM).setFault('broadcast_error', 1); // meets the first top-up
-    const worker = processor(ETHEREUM);
+    const worker = processor(ETHEREUM, { gateway: refusingFirstTopUp(devnet.gateway(ETHEREUM)) });
     for (let pass = 0; (await withdrawal(created.id)).status !== 'Completed'; pass++) {
       if (pass > 12) throw new Error(`not completed: ${JSON.stringify(await withdrawal(created.id))}`);
       await worker.runPass();
@@ -190,6 +207,30 @@ describe('withdrawal processor', () => {
     expect(await transfersTo(ETHEREUM, recipient)).toHaveLength(1);
     expect(await devnet.gateway(ETHEREUM).balance(recipient, USDT.address)).toBe(5_000_000n);
     expect(await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address)).toBe(settlementBefore - 5_000_000n);
+  });
+
+  it('Ethereum USDT: a fault set before the withdrawal passes its gas top-up by and fails the withdrawal’s own transaction', async () => {
+    const { settlementAddress } = await fundEthereumUsdt(20_000_000n);
+    const settlementBefore = await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address);
+    const before = await ledger(USDT.id);
+    const recipient = externalAddress(ETHEREUM);
+    const created = await withdraw(ETHEREUM, USDT.id, 5_000_000n, recipient);
+    await devnet.controls(ETHEREUM).setFault('broadcast_error', 1);
+    const worker = processor(ETHEREUM);
+    for (let pass = 0; (await withdrawal(created.id)).status !== 'Failed'; pass++) {
+      if (pass > 12) throw new Error(`not failed: ${JSON.stringify(await withdrawal(created.id))}`);
+      await worker.runPass();
+      await mineConfirmations(ETHEREUM);
+    }
+    // the top-up, broadcast first, went through once; the withdrawal's transaction met the fault
+    const topUps = await loadAggregate(infrastructure.store, streams.withdrawalGas(created.id), gasTopUpDecider);
+    expect(topUps.state).toMatchObject({ status: 'Confirmed', count: 1 });
+    const failed = await withdrawal(created.id);
+    if (failed.status === 'None') throw new Error('unreachable');
+    expect(failed.txnError).toContain('devnet fault: broadcast_error');
+    expect(await ledger(USDT.id)).toMatchObject({ available: before.available, held: before.held });
+    expect(await devnet.gateway(ETHEREUM).balance(recipient, USDT.address)).toBe(0n);
+    expect(await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address)).toBe(settlementBefore);
   });
 
   it('Ethereum native: the settlement wallet’s coins pay exactly the amount; the gas is the gas wallet’s, never the organization’s', async () => {

@@ -1,6 +1,7 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
 import type { ChainDefinition } from '../chain.js';
+import type { BitcoinFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
 import { p2wpkhVirtualSize } from '../processor/planning.js';
 import { RpcHttpError, type HttpClient } from '../rpc/http.js';
@@ -54,10 +55,19 @@ export interface BitcoinGatewayOptions {
   chain: ChainDefinition;
   esplora: HttpClient;
   logger: Logger;
-  feeTargetBlocks?: number;
+  /** CHAINS_CONFIG's `fees`: the confirmation target and the bounds of the rate signed */
+  fees?: BitcoinFeePolicy;
 }
 
-export const createBitcoinGateway = ({ chain, esplora, logger, feeTargetBlocks = DEFAULT_FEE_TARGET_BLOCKS }: BitcoinGatewayOptions): ChainGateway => {
+/** The policy's bounds applied to an estimated rate (sat/vB). */
+export const boundedFeeRate = (rate: bigint, fees: BitcoinFeePolicy = {}): bigint => {
+  if (fees.maxFeeRateSatPerVbyte !== undefined && rate > BigInt(fees.maxFeeRateSatPerVbyte)) return BigInt(fees.maxFeeRateSatPerVbyte);
+  if (fees.minFeeRateSatPerVbyte !== undefined && rate < BigInt(fees.minFeeRateSatPerVbyte)) return BigInt(fees.minFeeRateSatPerVbyte);
+  return rate;
+};
+
+export const createBitcoinGateway = ({ chain, esplora, logger, fees = {} }: BitcoinGatewayOptions): ChainGateway => {
+  const feeTargetBlocks = fees.feeTargetBlocks ?? DEFAULT_FEE_TARGET_BLOCKS;
   const must = async <T>(what: Promise<T | null>, path: string): Promise<T> => {
     const value = await what;
     if (value === null) throw new Error(`Esplora has no ${path}`);
@@ -132,7 +142,8 @@ export const createBitcoinGateway = ({ chain, esplora, logger, feeTargetBlocks =
     requiresDestinationTag: async () => false,
 
     estimateFee: async () => {
-      const rate = feeRateForTarget(feeEstimatesSchema.parse(await must(esplora.json('/fee-estimates'), '/fee-estimates')), feeTargetBlocks);
+      const estimated = feeRateForTarget(feeEstimatesSchema.parse(await must(esplora.json('/fee-estimates'), '/fee-estimates')), feeTargetBlocks);
+      const rate = boundedFeeRate(estimated, fees);
       // one P2WPKH input, recipient and change: what the processor's coin selection starts from
       return { fee: p2wpkhVirtualSize(1, 2) * rate, parameters: { feeRateSatPerVbyte: String(rate) } };
     },

@@ -6,6 +6,7 @@ import { BITCOIN_MIN_RELAY_SAT_PER_VBYTE, scheduledFee, XRP_MIN_FEE_DROPS } from
 import { canonicalAddress } from './hashes.js';
 import { outputAt, requiresDestinationTag, WHOLE_MEMPOOL } from './ledger.js';
 import { admissionRefusal, enqueue, type MempoolEntry } from './mempool.js';
+import { bitcoinReplacementCheck, evictReplaced } from './replacement.js';
 import type { DevnetDb } from './tables.js';
 
 /** The outcome of offering a transaction to the devnet's node: its hash, or the node's refusal. */
@@ -77,7 +78,9 @@ const destinationTagFailure = async (trx: DevnetDb, chain: ChainDefinition, deco
 /**
  * Offers a signed transaction to the chain's mempool (inside withLockedChain), as a node would:
  * decoded and verified, a known hash answered with itself, then nonce/sequence, funds, unspent
- * inputs and fee checked. Faults (when `withFaults`) apply to transactions that pass those checks.
+ * inputs and fee checked; on Bitcoin a BIP125 replacement evicts the pending transactions it
+ * replaces (replacement.ts). Faults (when `withFaults`: a withdrawal's transaction) apply to
+ * transactions that pass those checks.
  */
 export const admitSigned = async (trx: DevnetDb, state: ChainState, raw: string, options: { withFaults: boolean }): Promise<Admission> => {
   const { chain } = state;
@@ -104,7 +107,9 @@ export const admitSigned = async (trx: DevnetDb, state: ChainState, raw: string,
     spends: decoded.spends,
     error: price.error ?? (await destinationTagFailure(trx, chain, decoded)),
   };
-  const refusal = await admissionRefusal(trx, chain, entry, WHOLE_MEMPOOL);
+  const replacement = await bitcoinReplacementCheck(trx, chain, entry);
+  if ('refused' in replacement) return replacement;
+  const refusal = await admissionRefusal(trx, chain, entry, WHOLE_MEMPOOL, replacement.replaces);
   if (refusal) return { refused: refusal };
 
   if (options.withFaults && state.fault && state.faultRemaining > 0) {
@@ -113,6 +118,7 @@ export const admitSigned = async (trx: DevnetDb, state: ChainState, raw: string,
     if (state.fault === 'broadcast_error') return { refused: 'the node rejected the transaction (devnet fault: broadcast_error)' };
     entry.error = 'execution reverted (devnet fault: revert)';
   }
+  await evictReplaced(trx, chain.id, replacement.replaces, entry.hash);
   await enqueue(trx, chain.id, entry, known?.status === 'dropped');
   return { txHash: decoded.hash };
 };

@@ -7,7 +7,7 @@ import { signFaucetTransfer } from './faucet.js';
 import { faucetKey } from './faucet-keys.js';
 import { canonicalAddress, canonicalAsset, syntheticTransactionHash } from './hashes.js';
 import { enqueue } from './mempool.js';
-import { mineBlock, reorganize } from './mining.js';
+import { mineBlock as mineWith, reorganize, type MiningPolicy } from './mining.js';
 import type { DevnetDb } from './tables.js';
 
 export type DevnetFault = 'broadcast_error' | 'revert';
@@ -35,8 +35,14 @@ export interface DevnetControls {
   mineIfDue(blockTimeMs: number): Promise<BlockHeader | null>;
   /** replaces the last `depth` blocks with empty ones; returns the new head */
   reorg(depth: number): Promise<BlockHeader>;
-  /** the next `count` broadcasts on this chain fail that way (count 0 clears it) */
+  /** the next `count` withdrawal transactions broadcast on this chain fail that way (count 0 clears it); sweeps and gas top-ups never meet a fault */
   setFault(fault: DevnetFault, count: number): Promise<void>;
+  /**
+   * Test-only (no endpoint): Bitcoin blocks leave out transactions paying less than `satPerVbyte`
+   * (null: every one is mined), so a withdrawal can stay unconfirmed while blocks go by, as when
+   * the fee market rises. Held in this process's memory.
+   */
+  setMinimumMinedFeeRate(satPerVbyte: bigint | null): void;
   /** XRP: the account requires a destination tag from now on (RequireDest) */
   requireDestinationTag(address: string): Promise<void>;
 }
@@ -63,67 +69,76 @@ const enqueueExternal = async (trx: DevnetDb, state: ChainState, deposit: Devnet
   return hash;
 };
 
-export const createDevnetControls = (chain: ChainDefinition, { db, clock }: DevnetDependencies): DevnetControls => ({
-  chain,
-  faucetAddress: faucetKey(chain).address,
+export const createDevnetControls = (chain: ChainDefinition, { db, clock }: DevnetDependencies): DevnetControls => {
+  const policy: MiningPolicy = { minimumFeeRate: null };
+  const mineBlock = (trx: DevnetDb, state: ChainState, now: Date) => mineWith(trx, state, now, policy);
+  return {
+    chain,
+    faucetAddress: faucetKey(chain).address,
 
-  deposit: (deposit) =>
-    withLockedChain(db, chain, async (trx, state) => {
-      if (deposit.amount <= 0n) throw new RangeError('a deposit moves a positive amount');
-      const to = canonicalAddress(chain.family, deposit.toAddress);
-      const asset = canonicalAsset(chain.family, deposit.asset);
-      // an X-address carries its own tag; an explicit destinationTag wins
-      const destinationTag = deposit.destinationTag ?? (chain.family === 'xrp' ? parseXrpRecipient(deposit.toAddress, chain.network).tag : null);
-      const request = { ...deposit, asset, destinationTag };
-      let txHash: string;
-      if (deposit.fromAddress) {
-        txHash = await enqueueExternal(trx, state, { ...request, fromAddress: deposit.fromAddress }, to);
-      } else {
-        const raw = await signFaucetTransfer(trx, state, { to, asset, amount: deposit.amount, destinationTag }, clock());
-        // the faucet's transaction takes the broadcast path (decoded, verified, admitted), without faults
-        const admission = await admitSigned(trx, state, raw, { withFaults: false });
-        if ('refused' in admission) throw new Error(`the devnet refused its own faucet transaction: ${admission.refused}`);
-        txHash = admission.txHash;
-      }
-      const block = await mineBlock(trx, state, clock());
-      return { txHash, blockNumber: block.number };
-    }),
+    deposit: (deposit) =>
+      withLockedChain(db, chain, async (trx, state) => {
+        if (deposit.amount <= 0n) throw new RangeError('a deposit moves a positive amount');
+        const to = canonicalAddress(chain.family, deposit.toAddress);
+        const asset = canonicalAsset(chain.family, deposit.asset);
+        // an X-address carries its own tag; an explicit destinationTag wins
+        const destinationTag = deposit.destinationTag ?? (chain.family === 'xrp' ? parseXrpRecipient(deposit.toAddress, chain.network).tag : null);
+        const request = { ...deposit, asset, destinationTag };
+        let txHash: string;
+        if (deposit.fromAddress) {
+          txHash = await enqueueExternal(trx, state, { ...request, fromAddress: deposit.fromAddress }, to);
+        } else {
+          const raw = await signFaucetTransfer(trx, state, { to, asset, amount: deposit.amount, destinationTag }, clock());
+          // the faucet's transaction takes the broadcast path (decoded, verified, admitted), without faults
+          const admission = await admitSigned(trx, state, raw, { withFaults: false });
+          if ('refused' in admission) throw new Error(`the devnet refused its own faucet transaction: ${admission.refused}`);
+          txHash = admission.txHash;
+        }
+        const block = await mineBlock(trx, state, clock());
+        return { txHash, blockNumber: block.number };
+      }),
 
-  mine: (count = 1) => {
-    if (!Number.isInteger(count) || count < 1 || count > MAX_BLOCKS_PER_REQUEST) throw new RangeError(`mine 1..${MAX_BLOCKS_PER_REQUEST} blocks at a time`);
-    return withLockedChain(db, chain, async (trx, state) => {
-      let head = state.head;
-      for (let mined = 0; mined < count; mined++) head = await mineBlock(trx, state, clock());
-      return head;
-    });
-  },
+    mine: (count = 1) => {
+      if (!Number.isInteger(count) || count < 1 || count > MAX_BLOCKS_PER_REQUEST) throw new RangeError(`mine 1..${MAX_BLOCKS_PER_REQUEST} blocks at a time`);
+      return withLockedChain(db, chain, async (trx, state) => {
+        let head = state.head;
+        for (let mined = 0; mined < count; mined++) head = await mineBlock(trx, state, clock());
+        return head;
+      });
+    },
 
-  mineIfDue: (blockTimeMs) =>
-    withLockedChain(db, chain, async (trx, state) => {
-      const now = clock();
-      if (now.getTime() - new Date(state.head.timestamp).getTime() < blockTimeMs) return null;
-      return mineBlock(trx, state, now);
-    }),
+    mineIfDue: (blockTimeMs) =>
+      withLockedChain(db, chain, async (trx, state) => {
+        const now = clock();
+        if (now.getTime() - new Date(state.head.timestamp).getTime() < blockTimeMs) return null;
+        return mineBlock(trx, state, now);
+      }),
 
-  reorg: (depth) => withLockedChain(db, chain, (trx, state) => reorganize(trx, state, depth)),
+    reorg: (depth) => withLockedChain(db, chain, (trx, state) => reorganize(trx, state, depth)),
 
-  setFault: (fault, count) =>
-    withLockedChain(db, chain, async (trx) => {
-      await trx
-        .updateTable('devnet_chains')
-        .set({ fault: count > 0 ? fault : null, fault_remaining: count })
-        .where('chain_id', '=', chain.id)
-        .execute();
-    }),
+    setFault: (fault, count) =>
+      withLockedChain(db, chain, async (trx) => {
+        await trx
+          .updateTable('devnet_chains')
+          .set({ fault: count > 0 ? fault : null, fault_remaining: count })
+          .where('chain_id', '=', chain.id)
+          .execute();
+      }),
 
-  requireDestinationTag: (address) => {
-    if (chain.family !== 'xrp') throw new RangeError(`${chain.id} has no destination tags`);
-    return withLockedChain(db, chain, async (trx) => {
-      await trx
-        .insertInto('devnet_accounts')
-        .values({ chain_id: chain.id, address: canonicalAddress('xrp', address), requires_destination_tag: true })
-        .onConflict((conflict) => conflict.columns(['chain_id', 'address']).doUpdateSet({ requires_destination_tag: true }))
-        .execute();
-    });
-  },
-});
+    requireDestinationTag: (address) => {
+      if (chain.family !== 'xrp') throw new RangeError(`${chain.id} has no destination tags`);
+      return withLockedChain(db, chain, async (trx) => {
+        await trx
+          .insertInto('devnet_accounts')
+          .values({ chain_id: chain.id, address: canonicalAddress('xrp', address), requires_destination_tag: true })
+          .onConflict((conflict) => conflict.columns(['chain_id', 'address']).doUpdateSet({ requires_destination_tag: true }))
+          .execute();
+      });
+    },
+
+    setMinimumMinedFeeRate: (satPerVbyte) => {
+      if (satPerVbyte !== null && satPerVbyte < 0n) throw new RangeError('a fee rate is not negative');
+      policy.minimumFeeRate = satPerVbyte;
+    },
+  };
+};

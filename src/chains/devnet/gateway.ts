@@ -91,8 +91,10 @@ export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDepend
 
     estimateFee: async ({ asset }) => estimateTransferFee(chain.family, canonicalAsset(chain.family, asset)),
 
-    broadcast: async (raw) => {
-      const admission = await withLockedChain(db, chain, (trx, state) => admitSigned(trx, state, raw, { withFaults: true }));
+    broadcast: async (raw, options) => {
+      // CONTRACT §8's faults are for withdrawals: a sweep or a gas top-up never meets one
+      const withFaults = options?.purpose === 'withdrawal';
+      const admission = await withLockedChain(db, chain, (trx, state) => admitSigned(trx, state, raw, { withFaults }));
       if ('refused' in admission) throw new BroadcastRejectedError(admission.refused);
       return admission;
     },

@@ -118,14 +118,26 @@ export const outputAt = async (db: DevnetDb, chainId: string, txHash: string, in
   return rows[0] ? toOutput(rows[0]) : undefined;
 };
 
-/** The transaction that spends an output in the view, other than `except`. */
-export const spenderOf = async (db: DevnetDb, chainId: string, txHash: string, index: number, view: StateView, except: string): Promise<string | undefined> => {
+/** The transaction that spends an output in the view, other than those in `except`. */
+export const spenderOf = async (db: DevnetDb, chainId: string, txHash: string, index: number, view: StateView, except: readonly string[]): Promise<string | undefined> => {
   const { rows } = await sql<{ tx_hash: string }>`
     select s.tx_hash from (${holdingSpends(view)}) s
-     where s.chain_id = ${chainId} and s.output_tx_hash = ${txHash} and s.output_index = ${index} and s.tx_hash <> ${except}
+     where s.chain_id = ${chainId} and s.output_tx_hash = ${txHash} and s.output_index = ${index} and s.tx_hash not in (${sql.join(except)})
      limit 1
   `.execute(db);
   return rows[0]?.tx_hash;
+};
+
+/** Pending transactions spending any of these outputs (what a new Bitcoin transaction would replace). */
+export const pendingSpendersOf = async (db: DevnetDb, chainId: string, outputs: readonly { txHash: string; index: number }[]): Promise<{ hash: string; raw: string | null; fee: bigint }[]> => {
+  if (outputs.length === 0) return [];
+  const pairs = outputs.map((output) => sql`(${output.txHash}, ${output.index})`);
+  const { rows } = await sql<{ hash: string; raw: string | null; fee: string }>`
+    select distinct x.hash, x.raw, x.fee from devnet_spends s
+      join devnet_transactions x on x.chain_id = s.chain_id and x.hash = s.tx_hash
+     where s.chain_id = ${chainId} and x.status = 'pending' and (s.output_tx_hash, s.output_index) in (${sql.join(pairs)})
+  `.execute(db);
+  return rows.map((row) => ({ hash: row.hash, raw: row.raw, fee: BigInt(row.fee) }));
 };
 
 export const requiresDestinationTag = async (db: DevnetDb, chainId: string, address: string): Promise<boolean> => {

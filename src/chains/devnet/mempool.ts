@@ -82,14 +82,16 @@ const requiredFunds = (entry: MempoolEntry): Map<string, bigint> => {
  * Why a node would refuse a signed transaction against the state in `view`, or null. The same
  * rules admit a broadcast (against the whole mempool) and re-check a pending transaction when it is
  * mined (against what is queued before it), which drops transactions a reorg made invalid.
+ * `replacing`: the pending transactions a Bitcoin replacement evicts (replacement.ts).
  */
-export const admissionRefusal = async (trx: DevnetDb, chain: ChainDefinition, entry: MempoolEntry, view: StateView): Promise<string | null> => {
+export const admissionRefusal = async (trx: DevnetDb, chain: ChainDefinition, entry: MempoolEntry, view: StateView, replacing: readonly string[] = []): Promise<string | null> => {
   if (entry.kind !== 'signed' || entry.sender === null) return null;
   if (chain.family === 'bitcoin') {
     for (const spend of entry.spends) {
       const output = await outputAt(trx, chain.id, spend.txHash, spend.index, view);
       if (!output) return `input ${spend.txHash}:${spend.index} does not exist (or is not confirmed before this transaction)`;
-      const spender = await spenderOf(trx, chain.id, spend.txHash, spend.index, view, entry.hash);
+      // the pending transactions it replaces (BIP125) do not count as spenders
+      const spender = await spenderOf(trx, chain.id, spend.txHash, spend.index, view, [entry.hash, ...replacing]);
       if (spender) return `input ${spend.txHash}:${spend.index} is already spent by ${spender}`;
     }
     return null;

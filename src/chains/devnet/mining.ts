@@ -1,3 +1,4 @@
+import { Transaction as BitcoinTransaction } from 'bitcoinjs-lib';
 import { DomainError } from '../../domain/errors.js';
 import type { DecodedTransfer } from '../chain.js';
 import type { BlockHeader } from '../gateway.js';
@@ -55,15 +56,32 @@ const laterOf = (clockTime: Date, parentTimestamp: string) => {
   return clockTime.getTime() > parent.getTime() ? clockTime : parent;
 };
 
+/** What miners take: Bitcoin transactions paying less than `minimumFeeRate` sat/vB (a fee market that rose) stay in the mempool. */
+export interface MiningPolicy {
+  minimumFeeRate: bigint | null;
+}
+
+/** Whether the policy leaves the transaction out of blocks for now: it pays too little, or it spends an output of one left out. */
+const leftOut = (entry: MempoolEntry, policy: MiningPolicy, waiting: ReadonlySet<string>): boolean => {
+  if (entry.spends.some((spend) => waiting.has(spend.txHash))) return true;
+  if (policy.minimumFeeRate === null || entry.kind !== 'signed' || entry.raw === null) return false;
+  return entry.fee < BigInt(BitcoinTransaction.fromHex(entry.raw).virtualSize()) * policy.minimumFeeRate;
+};
+
 /**
  * Mines one block on top of the head (inside withLockedChain): the mempool in order, each
  * transaction re-checked against what precedes it (one a reorg made invalid is dropped); a
  * transaction admitted to fail is mined as failed (fee charged, transfers not applied).
  */
-export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date): Promise<BlockHeader> => {
+export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, policy: MiningPolicy = { minimumFeeRate: null }): Promise<BlockHeader> => {
   const { chain } = state;
   const included: MempoolEntry[] = [];
+  const waiting = new Set<string>();
   for (const { seq, entry } of await pendingEntries(trx, chain.id)) {
+    if (chain.family === 'bitcoin' && leftOut(entry, policy, waiting)) {
+      waiting.add(entry.hash);
+      continue;
+    }
     const refusal = await admissionRefusal(trx, chain, entry, { beforeSeq: seq });
     if (refusal) {
       await trx.updateTable('devnet_transactions').set({ status: 'dropped', error: refusal }).where('chain_id', '=', chain.id).where('hash', '=', entry.hash).execute();

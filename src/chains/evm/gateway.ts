@@ -1,4 +1,5 @@
 import { AbiCoder, getAddress, id, toBeHex, toQuantity, Transaction, zeroPadValue } from 'ethers';
+import type { Logger } from '../../log.js';
 import type { ChainDefinition } from '../chain.js';
 import type { ChainSettings, EvmFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
@@ -65,7 +66,7 @@ const ALREADY_KNOWN = /already known|known transaction|already imported|already 
  * native value sent by a successful transaction straight to a watched address (value moved by a
  * contract's internal call is not seen) and `Transfer` logs of the catalog's ERC-20 contracts.
  */
-export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs' | 'fees'>, rpc: EvmRpc = defaultRpc(chain, settings)): ChainGateway & { close(): void } => {
+export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs' | 'fees'>, rpc: EvmRpc = evmRpcFor(chain, settings)): ChainGateway & { close(): void } => {
   if (chain.family !== 'evm' || chain.evmChainId === undefined) throw new Error(`${chain.id} is not an EVM chain`);
   const policy = settings.fees as EvmFeePolicy | undefined;
   const tokenContracts = TOKENS.filter((token) => token.chainId === chain.id && token.kind === 'erc20').map((token) => token.address.toLowerCase());
@@ -202,5 +203,6 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
   };
 };
 
-const defaultRpc = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs'>): EvmRpc =>
-  createEvmRpc({ urls: settings.rpcUrls, evmChainId: chain.evmChainId!, timeoutMs: settings.rpcTimeoutMs });
+/** The JSON-RPC client of a configured EVM chain: its endpoints behind the shared failover, retries logged. */
+export const evmRpcFor = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs'>, logger?: Logger): EvmRpc =>
+  createEvmRpc({ urls: settings.rpcUrls, evmChainId: chain.evmChainId!, timeoutMs: settings.rpcTimeoutMs, ...(logger ? { logger } : {}) });

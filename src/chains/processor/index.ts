@@ -6,6 +6,7 @@ import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
 import type { ChainDefinition } from '../chain.js';
+import type { BitcoinFeePolicy, ChainsConfig } from '../config.js';
 import type { GatewayLookup } from '../gateway-lookup.js';
 import type { Signer } from '../signer/signer.js';
 import { WithdrawalProcessor, type WithdrawalProcessorOptions } from './worker.js';
@@ -24,15 +25,25 @@ export interface WithdrawalProcessorDependencies {
   database: PoolTarget;
   logger: Logger;
   options?: Omit<WithdrawalProcessorOptions, 'services' | 'database'>;
+  /** CHAINS_CONFIG: a Bitcoin chain's `fees.replaceAfterBlocks` sets its replace-by-fee rule (replacement.ts) */
+  chainsConfig?: ChainsConfig | null;
 }
 
+/** A Bitcoin chain's `fees.replaceAfterBlocks`, if CHAINS_CONFIG sets one (its schema checks it is a whole number of blocks). */
+export const replaceAfterBlocksOf = (chainsConfig: ChainsConfig | null | undefined, chain: ChainDefinition): number | undefined => {
+  if (chain.family !== 'bitcoin') return undefined;
+  const fees = chainsConfig?.chains.get(chain.id)?.fees as BitcoinFeePolicy | undefined;
+  return fees?.replaceAfterBlocks;
+};
+
 /** One withdrawal processor per running chain that has a gateway. */
-export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, options = {} }: WithdrawalProcessorDependencies) => {
+export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
   const processors: WithdrawalProcessor[] = [];
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !wallets || !gateway) continue;
-    const services: WithdrawalProcessingServices = { chain, gateway, signer, wallets, store, clock, db, logger };
+    const replaceAfterBlocks = replaceAfterBlocksOf(chainsConfig, chain);
+    const services: WithdrawalProcessingServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }) };
     processors.push(new WithdrawalProcessor({ ...options, services, database }));
   }
   return {

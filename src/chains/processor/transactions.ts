@@ -3,10 +3,11 @@ import type { Database } from '../../db/database.js';
 import { accountDecider } from '../../domain/account/account.js';
 import type { DerivationOwnerEvent } from '../../domain/derivation/derivation.js';
 import { streams } from '../../domain/streams.js';
-import type { WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
+import type { SpentOutput, WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
 import type { EventStore } from '../../eventstore/port.js';
 import { loadAggregate, toDomainEvent } from '../../application/command-handler.js';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
+import { BIP125_REPLACEABLE_SEQUENCE } from '../bitcoin/replace-by-fee.js';
 import type { ChainDefinition } from '../chain.js';
 import { transactionCodecs } from '../families.js';
 import type { ChainGateway } from '../gateway.js';
@@ -30,6 +31,9 @@ export interface SignedWithdrawal {
   nonce: number | null;
   /** the fee the transaction states or is estimated at, native base units */
   fee: bigint;
+  /** Bitcoin: the head it was signed at and the outputs it spends (what a replacement needs) */
+  headBlockNumber?: number;
+  inputs?: SpentOutput[];
 }
 
 /** The plan cannot be paid as things stand; `final`: it never will be (the withdrawal fails), else it waits. */
@@ -46,7 +50,7 @@ export class CannotPayError extends Error {
 const ORGANIZATION_OWNER = '(organization)';
 
 /** Bitcoin: the organization's wallets whose outputs pay its withdrawals (deposit addresses and its change address). */
-const bitcoinWalletsOf = async (services: FamilyServices, orgId: string): Promise<{ byAddress: Map<string, WalletRef>; changeAddress: string }> => {
+export const bitcoinWalletsOf = async (services: FamilyServices, orgId: string): Promise<{ byAddress: Map<string, WalletRef>; changeAddress: string }> => {
   const { chain, db, store, signer, wallets } = services;
   const byAddress = new Map<string, WalletRef>();
   const accounts = await db.selectFrom('accounts').select(['external_user_id', 'address']).where('org_id', '=', orgId).where('chain_id', '=', chain.id).execute();
@@ -66,15 +70,17 @@ const bitcoinWalletsOf = async (services: FamilyServices, orgId: string): Promis
 
 /**
  * Bitcoin: confirmed outputs of the organization's wallets, largest first, to the recipient and
- * the change back to the organization's change address; fee = vsize × the gateway's rate.
+ * the change back to the organization's change address; fee = vsize × the gateway's rate. Its
+ * inputs signal BIP125 replaceability, so a transaction left unconfirmed can be replaced by one
+ * paying more (replacement.ts).
  */
 export const signBitcoinWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
   const { chain, gateway, signer } = services;
   const { byAddress, changeAddress } = await bitcoinWalletsOf(services, withdrawal.orgId);
   const unspent = await gateway.unspentOutputs([...byAddress.keys()]);
-  const spendable: SpendableOutput<WalletRef>[] = unspent
+  const spendable: SpendableOutput<{ ref: WalletRef; address: string }>[] = unspent
     .filter((output) => output.confirmations >= chain.properties.confirmations && byAddress.has(output.address))
-    .map((output) => ({ txHash: output.txHash, index: output.index, amount: output.amount, wallet: byAddress.get(output.address)! }));
+    .map((output) => ({ txHash: output.txHash, index: output.index, amount: output.amount, wallet: { ref: byAddress.get(output.address)!, address: output.address } }));
   const estimate = await gateway.estimateFee({ from: changeAddress, to: withdrawal.recipient, asset: 'native', amount: BigInt(withdrawal.amount) });
   const feeRate = estimate.parameters.feeRateSatPerVbyte;
   if (feeRate === undefined) throw new Error('the Bitcoin fee estimate has no feeRateSatPerVbyte');
@@ -85,12 +91,14 @@ export const signBitcoinWithdrawal = async (services: FamilyServices, withdrawal
     if (error instanceof InsufficientFundsError || error instanceof RangeError) throw new CannotPayError(error.message, true);
     throw error;
   }
+  const head = await gateway.head();
   const { raw, txHash } = signer.signBitcoinTransfer(
     chain,
-    plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ wallet, txHash: hash, index, amount })),
+    plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ wallet: wallet.ref, txHash: hash, index, amount, sequence: BIP125_REPLACEABLE_SEQUENCE })),
     plan.outputs,
   );
-  return { raw, txHash, nonce: null, fee: plan.fee };
+  const inputs = plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ txHash: hash, index, amount: amount.toString(), address: wallet.address }));
+  return { raw, txHash, nonce: null, fee: plan.fee, headBlockNumber: head.number, inputs };
 };
 
 /** XRP: the organization's address is the receive child it holds in the XRP key space (where its users' deposits arrive, told apart by tag). */
@@ -102,7 +110,10 @@ export const xrpWalletOf = async (services: FamilyServices, orgId: string): Prom
   return { wallet, address: signer.addressOf(chain, wallet) };
 };
 
-/** XRP: a Payment from the organization's address, Sequence from the gateway, the tag from `memo` or the X-address. */
+/**
+ * XRP: a Payment from the organization's address, Sequence from the gateway, the tag from `memo` or
+ * the X-address; only when the amount and fee fit above the account reserve.
+ */
 export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
   const { chain, gateway, signer } = services;
   const sender = await xrpWalletOf(services, withdrawal.orgId);
@@ -118,6 +129,17 @@ export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: Wi
   }
   const amount = BigInt(withdrawal.amount);
   const estimate = await gateway.estimateFee({ from: sender.address, to: destination.classicAddress, asset: 'native', amount });
+  // The ledger never lets an account send its reserve (base + owner reserve × OwnerCount): the
+  // gateway's balance is what is above it. A payment that would dip into it is not signed; like a
+  // Bitcoin withdrawal its outputs cannot pay, it fails (the hold is released): no sweep will ever
+  // refill this address, only new deposits, and the integrator can ask again for less.
+  const spendable = await gateway.balance(sender.address, 'native');
+  if (spendable < amount + estimate.fee) {
+    throw new CannotPayError(
+      `the XRP account ${sender.address} can spend ${spendable} drops above its account reserve; the withdrawal needs ${amount + estimate.fee} drops (${amount} and a fee of ${estimate.fee})`,
+      true,
+    );
+  }
   const sequence = await gateway.nextNonce(sender.address);
   const head = await gateway.head();
   const raw = signer.signXrpPayment(chain, sender.wallet, {

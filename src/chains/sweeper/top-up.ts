@@ -24,6 +24,9 @@ export const prepareGasTopUp = async (
   request: { chain: ChainDefinition; walletIndex: number; gasAddress: string; to: string; shortfall: bigint; gasWalletBusy: boolean; now: Date },
 ): Promise<GasTopUp> => {
   const { chain, walletIndex, gasAddress, to, shortfall, gasWalletBusy, now } = request;
+  // nothing lacking (a Tron transfer that free bandwidth covers costs 0): a top-up of nothing is no
+  // transaction a node takes (a TRX transfer of 0 is invalid); the caller signs its transfer instead
+  if (shortfall <= 0n) throw new RangeError(`a gas top-up needs a positive shortfall, not ${shortfall}: with nothing lacking, no top-up is sent`);
   const estimate = await gateway.estimateFee({ from: gasAddress, to, asset: 'native', amount: shortfall });
   const available = await gateway.balance(gasAddress, 'native');
   const required = shortfall + estimate.fee;

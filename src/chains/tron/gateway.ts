@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
 import type { ChainDefinition } from '../chain.js';
+import type { TronFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type FeeEstimate, type TransactionStatus } from '../gateway.js';
 import type { HttpClient } from '../rpc/http.js';
 import { tronAddressFromHex, tronAddressToHex } from './address.js';
-import { accountResourceSchema, chainParametersSchema, tronPrices, tronTransferCost } from './resource-fees.js';
+import { accountResourceSchema, cappedFeeLimit, chainParametersSchema, tronPrices, tronTransferCost } from './resource-fees.js';
 
 /**
  * Tron over a java-tron full node's HTTP API (/wallet/…, port 8090; TronGrid serves the same
@@ -55,9 +56,11 @@ export interface TronGatewayOptions {
   chain: ChainDefinition;
   node: HttpClient;
   logger: Logger;
+  /** CHAINS_CONFIG's `fees`: the ceiling of a TRC-20 transfer's fee_limit */
+  fees?: TronFeePolicy;
 }
 
-export const createTronGateway = ({ chain, node, logger }: TronGatewayOptions): ChainGateway => {
+export const createTronGateway = ({ chain, node, logger, fees = {} }: TronGatewayOptions): ChainGateway => {
   const post = async (path: string, body: object = {}): Promise<unknown> => {
     const answer = await node.json<Record<string, unknown>>(path, body);
     if (answer === null) throw new Error(`the Tron node has no ${path}`);
@@ -155,7 +158,7 @@ export const createTronGateway = ({ chain, node, logger }: TronGatewayOptions): 
         return { fee, parameters: { feeLimit: '0' } };
       }
       const energy = await trc20TransferEnergy(from, to, asset, amount);
-      const { fee, feeLimit } = tronTransferCost({ prices, resources, energy });
+      const { fee, feeLimit } = cappedFeeLimit(tronTransferCost({ prices, resources, energy }), energy * prices.energyFee, fees.maxFeeLimitSun);
       return { fee, parameters: { feeLimit: String(feeLimit), energy: String(energy) } };
     },
 

@@ -85,3 +85,27 @@ export const tronTransferCost = ({ prices, resources, energy, createsAccount = f
   const feeLimit = (energy * prices.energyFee * FEE_LIMIT_PERCENT + 99n) / 100n;
   return { fee: bandwidthFee + energyFee, feeLimit };
 };
+
+/** A TRC-20 transfer whose energy, at today's price, costs more than the fee policy lets its fee_limit be. */
+export class FeeLimitExceededError extends Error {
+  constructor(
+    readonly energyCostSun: bigint,
+    readonly maxFeeLimitSun: bigint,
+  ) {
+    super(`the TRC-20 transfer's energy costs ${energyCostSun} sun, above the fee policy's maxFeeLimitSun of ${maxFeeLimitSun}: not signed, estimated again later`);
+    this.name = 'FeeLimitExceededError';
+  }
+}
+
+/**
+ * The fee policy's ceiling on a TRC-20 fee_limit: the headroom is cut to fit under it, but a limit
+ * below the energy the dry run used would only make the transfer run out of energy on chain and
+ * burn the limit for nothing, so that is refused (FeeLimitExceededError). `energyCostSun` is all
+ * the transfer's energy at today's price (what it burns without staked energy).
+ */
+export const cappedFeeLimit = (cost: { fee: bigint; feeLimit: bigint }, energyCostSun: bigint, maxFeeLimitSun: number | undefined): { fee: bigint; feeLimit: bigint } => {
+  if (maxFeeLimitSun === undefined) return cost;
+  const ceiling = BigInt(maxFeeLimitSun);
+  if (energyCostSun > ceiling) throw new FeeLimitExceededError(energyCostSun, ceiling);
+  return { fee: cost.fee, feeLimit: cost.feeLimit > ceiling ? ceiling : cost.feeLimit };
+};

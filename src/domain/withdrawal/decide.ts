@@ -1,14 +1,15 @@
 import type { DecideContext, Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import { evolveWithdrawal, initialWithdrawal, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
+import { evolveWithdrawal, initialWithdrawal, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
 
 export type WithdrawalCommand =
   | ({ type: 'RequestWithdrawal' } & Omit<WithdrawalRequestedData, 'status' | 'requestedAt'>)
   | { type: 'ApproveWithdrawal'; id: string; userId: string }
   | { type: 'CancelWithdrawal'; id: string; userId: string; username: string }
   // the withdrawal processor's
-  | { type: 'RecordSignedTransaction'; id: string; raw: string; txHash: string; nonce: number | null; fee: string }
+  | { type: 'RecordSignedTransaction'; id: string; raw: string; txHash: string; nonce: number | null; fee: string; headBlockNumber?: number; inputs?: SpentOutput[] }
   | { type: 'RecordBroadcast'; id: string; txHash: string }
+  | { type: 'RecordReplacementTransaction'; id: string; raw: string; txHash: string; replacedTxHash: string; fee: string; headBlockNumber: number; inputs: SpentOutput[] }
   | { type: 'CompleteWithdrawal'; id: string; txHash: string; blockNumber: number; fee: string }
   | { type: 'FailWithdrawal'; id: string; txnError: string };
 
@@ -74,9 +75,28 @@ const recordSigned = (command: Extract<WithdrawalCommand, { type: 'RecordSignedT
   // the same transaction recorded again (a retry after a crash) changes nothing
   if (state.signedTransaction?.txHash === command.txHash) return [];
   if (state.status !== 'Pending' || state.signedTransaction !== null) throw outOfOrder(state, 'be signed');
-  const { raw, txHash, nonce, fee } = command;
-  return [{ type: 'WithdrawalTransactionSigned', data: { id: state.id, raw, txHash, nonce, fee, signedAt: now } }];
+  const { type: _type, id: _id, ...signed } = command;
+  return [{ type: 'WithdrawalTransactionSigned', data: { id: state.id, ...signed, signedAt: now } }];
 };
+
+/**
+ * A replacement supersedes the transaction being followed, once it is broadcast (Processing) and
+ * only that one: two processors racing each build one from the same transaction, and the second
+ * append fails on its revision. Recording the same replacement again changes nothing.
+ */
+const recordReplacement = (command: Extract<WithdrawalCommand, { type: 'RecordReplacementTransaction' }>, state: WithdrawalRecord, now: string): WithdrawalEvent[] => {
+  if (state.signedTransaction?.txHash === command.txHash) return [];
+  if (state.status !== 'Processing' || state.signedTransaction?.txHash !== command.replacedTxHash) throw outOfOrder(state, `replace ${command.replacedTxHash}`);
+  if (BigInt(command.fee) <= BigInt(state.signedTransaction.fee)) throw new RangeError(`a replacement pays more than ${state.signedTransaction.fee}, not ${command.fee}`);
+  const { type: _type, id: _id, ...replacement } = command;
+  return [{ type: 'WithdrawalTransactionReplaced', data: { id: state.id, ...replacement, replacedFee: state.signedTransaction.fee, replacedAt: now } }];
+};
+
+/** The transactions that can complete the withdrawal: the one followed and those it replaced (they spend the same inputs: one at most confirms). */
+const payingTransactions = (state: WithdrawalRecord): string[] => [
+  ...(state.signedTransaction ? [state.signedTransaction.txHash] : []),
+  ...(state.replacedTransactions ?? []).map((replaced) => replaced.txHash),
+];
 
 const recordBroadcast = (command: Extract<WithdrawalCommand, { type: 'RecordBroadcast' }>, state: WithdrawalRecord, now: string): WithdrawalEvent[] => {
   if (state.status === 'Processing' && state.txnHash === command.txHash) return [];
@@ -88,7 +108,7 @@ const recordBroadcast = (command: Extract<WithdrawalCommand, { type: 'RecordBroa
 const complete = (command: Extract<WithdrawalCommand, { type: 'CompleteWithdrawal' }>, state: WithdrawalRecord, now: string): WithdrawalEvent[] => {
   if (state.status === 'Completed' && state.txnHash === command.txHash) return [];
   const onChain = state.status === 'Processing' || (state.status === 'Pending' && state.signedTransaction !== null);
-  if (!onChain || state.signedTransaction?.txHash !== command.txHash) throw outOfOrder(state, `complete as ${command.txHash}`);
+  if (!onChain || !payingTransactions(state).includes(command.txHash)) throw outOfOrder(state, `complete as ${command.txHash}`);
   const { txHash, blockNumber, fee } = command;
   return [{ type: 'WithdrawalCompleted', data: { id: state.id, txHash, blockNumber, fee, completedAt: now } }];
 };
@@ -118,6 +138,8 @@ export const decideWithdrawal = (command: WithdrawalCommand, state: Withdrawal, 
       return recordSigned(command, withdrawal, at);
     case 'RecordBroadcast':
       return recordBroadcast(command, withdrawal, at);
+    case 'RecordReplacementTransaction':
+      return recordReplacement(command, withdrawal, at);
     case 'CompleteWithdrawal':
       return complete(command, withdrawal, at);
     case 'FailWithdrawal':

@@ -5,9 +5,30 @@ export type WithdrawalStatus = 'Pending' | 'PendingApproval' | 'Processing' | 'C
 
 export const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['Pending', 'PendingApproval', 'Processing', 'Completed', 'Failed', 'Cancelled'];
 
+/** Bitcoin: an output a withdrawal's transaction spends (the signer needs its amount to sign a replacement). */
+export interface SpentOutput {
+  txHash: string;
+  index: number;
+  address: string;
+  amount: string;
+}
+
+/** A withdrawal's transaction as recorded before it is sent. */
+export interface SignedTransaction {
+  raw: string;
+  txHash: string;
+  nonce: number | null;
+  fee: string;
+  signedAt: string;
+  /** Bitcoin: the chain's head when it was signed (the replace-by-fee rule counts blocks from it) */
+  headBlockNumber?: number;
+  /** Bitcoin: the outputs it spends */
+  inputs?: SpentOutput[];
+}
+
 /**
  * Events of `withdrawal-<id>`. The first three come from people (create, approve, cancel); the
- * last four from the withdrawal processor. Amounts and fees are decimal strings of base units.
+ * others from the withdrawal processor. Amounts and fees are decimal strings of base units.
  */
 export type WithdrawalEvent =
   | DomainEvent<
@@ -33,7 +54,19 @@ export type WithdrawalEvent =
   | DomainEvent<'WithdrawalApproved', { id: string; userId: string; approvers: string[]; status: 'Pending' | 'PendingApproval'; approvedAt: string }>
   | DomainEvent<'WithdrawalCancelled', { id: string; userId: string; username: string; txnError: string; cancelledAt: string }>
   /** the transaction is built, signed and recorded before it is sent: from here the withdrawal is committed to the chain */
-  | DomainEvent<'WithdrawalTransactionSigned', { id: string; raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string }>
+  | DomainEvent<
+      'WithdrawalTransactionSigned',
+      { id: string; raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string; headBlockNumber?: number; inputs?: SpentOutput[] }
+    >
+  /**
+   * Bitcoin: the broadcast transaction stayed unconfirmed, so a BIP125 replacement (the same inputs
+   * and recipient, a higher fee from the change) is signed and recorded before it is sent; the
+   * processor follows it from here, and either one confirming completes the withdrawal.
+   */
+  | DomainEvent<
+      'WithdrawalTransactionReplaced',
+      { id: string; raw: string; txHash: string; replacedTxHash: string; fee: string; replacedFee: string; headBlockNumber: number; inputs: SpentOutput[]; replacedAt: string }
+    >
   | DomainEvent<'WithdrawalBroadcast', { id: string; txHash: string; broadcastAt: string }>
   | DomainEvent<'WithdrawalCompleted', { id: string; txHash: string; blockNumber: number; fee: string; completedAt: string }>
   | DomainEvent<'WithdrawalFailed', { id: string; txnError: string; failedAt: string }>;
@@ -46,8 +79,10 @@ export interface WithdrawalRecord extends Omit<WithdrawalRequestedData, 'status'
   approvers: string[];
   txnHash: string | null;
   txnError: string | null;
-  /** the signed transaction, once recorded: the withdrawal can no longer be cancelled */
-  signedTransaction: { raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string } | null;
+  /** the signed transaction, once recorded (the newest replacement after one): the withdrawal can no longer be cancelled */
+  signedTransaction: SignedTransaction | null;
+  /** Bitcoin: the transactions a replacement superseded, oldest first (absent when none was); one of them may still confirm instead */
+  replacedTransactions?: SignedTransaction[];
   blockNumber: number | null;
   /** the network fee the chain charged, native base units (set on completion or a failure on chain) */
   fee: string | null;
@@ -93,8 +128,20 @@ export const evolveWithdrawal = (state: Withdrawal, event: WithdrawalEvent): Wit
     case 'WithdrawalCancelled':
       return { ...state, status: 'Cancelled', txnError: event.data.txnError, cancelledBy: event.data.userId, updatedAt: event.data.cancelledAt };
     case 'WithdrawalTransactionSigned': {
-      const { raw, txHash, nonce, fee, signedAt } = event.data;
-      return { ...state, signedTransaction: { raw, txHash, nonce, fee, signedAt }, updatedAt: signedAt };
+      const { id: _id, ...signed } = event.data;
+      return { ...state, signedTransaction: signed, updatedAt: signed.signedAt };
+    }
+    case 'WithdrawalTransactionReplaced': {
+      if (state.signedTransaction === null) return state;
+      const { raw, txHash, fee, headBlockNumber, inputs, replacedAt } = event.data;
+      return {
+        ...state,
+        signedTransaction: { raw, txHash, nonce: null, fee, signedAt: replacedAt, headBlockNumber, inputs },
+        replacedTransactions: [...(state.replacedTransactions ?? []), state.signedTransaction],
+        // the hash the chain is now expected to confirm
+        txnHash: state.status === 'Processing' ? txHash : state.txnHash,
+        updatedAt: replacedAt,
+      };
     }
     case 'WithdrawalBroadcast':
       return { ...state, status: 'Processing', txnHash: event.data.txHash, updatedAt: event.data.broadcastAt };
