@@ -7,7 +7,7 @@ import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
 import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
 import { handleCommand, loadAggregate, type CommandMetadata, type CommandServices } from './command-handler.js';
-import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
+import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 
 /** One transfer a chain watcher saw arrive at one of our addresses. */
 export interface ObservedTransfer {
@@ -100,11 +100,15 @@ export const recordDeposit = async (
   });
   try {
     if (ledgerStream && owner) {
-      const before = await readDeposit();
-      await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
-        const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
-        const appends = [detect(await readOnRetry(ledger, before, readDeposit), now), { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending }];
-        return { appends, result: {} };
+      await onLedger(services, ledgerStream, scoped, {
+        stream: depositStream,
+        read: readDeposit,
+        decide: (ledger, now, deposit) => {
+          const appends = [detect(deposit, now)];
+          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
+          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending });
+          return { appends, result: {} };
+        },
       });
     } else {
       await decideAtomically(services, scoped, async (now) => ({ appends: [detect(await readDeposit(), now)], result: {} }));
@@ -122,8 +126,8 @@ const orgScoped = (metadata: CommandMetadata, deposit: Deposit): CommandMetadata
 
 /**
  * Moves a deposit on (confirm or revert) together with its ledger, atomically. The deposit is read
- * once up front, to learn which ledger to queue on (the organization and token never change) and
- * to decide on; a conflict on it makes the next try read it again.
+ * once up front only to learn which ledger to queue on (the organization and token never change);
+ * the decision reads it again in its turn, after the ledger.
  */
 const settleDeposit = async (
   services: DepositServices,
@@ -140,17 +144,20 @@ const settleDeposit = async (
     await handleCommand(services, depositStream, depositDecider, command, scoped);
     return;
   }
-  await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
-    const deposit = await readOnRetry(ledger, peek, () => loadAggregate(services.store, depositStream, depositDecider));
-    const events = depositDecider.decide(command, deposit.state, { now });
-    const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
-    if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
-      const { orgId, tokenId, amount } = deposit.state;
-      const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
-      const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
-      appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
-    }
-    return { appends, result: {} };
+  await onLedger(services, ledgerStream, scoped, {
+    stream: depositStream,
+    read: () => loadAggregate(services.store, depositStream, depositDecider),
+    decide: (ledger, now, deposit) => {
+      const events = depositDecider.decide(command, deposit.state, { now });
+      const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
+      if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
+        const { orgId, tokenId, amount } = deposit.state;
+        const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
+        const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
+        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
+      }
+      return { appends, result: {} };
+    },
   });
 };
 

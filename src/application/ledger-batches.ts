@@ -16,16 +16,27 @@ export interface LedgerView {
 }
 
 /**
- * A decision on one ledger: its appends (at most one to the ledger itself, decided on the view's
- * state at the view's revision) and its answer. A DomainError thrown instead refuses this decision
- * alone; nothing of it is written.
+ * A decision on one ledger: what it reads of other streams (`read`, run for every decision of a
+ * batch at once, always AFTER the ledger was loaded, so a stream it reads is never older than the
+ * ledger it is decided with: a stale pair shows up as a conflict at append, never as a wrong
+ * refusal), then `decide`: its appends (at most one to the ledger itself, on the view's state at the
+ * view's revision) and its answer. A DomainError thrown by either refuses this decision alone;
+ * nothing of it is written.
  */
-export type LedgerDecision<Result> = (ledger: LedgerView, now: Date) => Promise<{ appends: DecidedAppend[]; result: Result }>;
+export interface LedgerDecision<Result, Read = undefined> {
+  /**
+   * The other stream this decision reads and writes (a withdrawal, a deposit, a reference): two
+   * decisions naming one stream are never in one batch, so the later one reads what the first wrote.
+   */
+  stream?: string;
+  read?: () => Promise<Read>;
+  decide: (ledger: LedgerView, now: Date, read: Read) => Promise<{ appends: DecidedAppend[]; result: Result }> | { appends: DecidedAppend[]; result: Result };
+}
 
 interface Task {
   services: CommandServices;
   metadata: CommandMetadata;
-  decide: LedgerDecision<object>;
+  decision: LedgerDecision<object, unknown>;
   resolve: (value: object & { position: bigint | null }) => void;
   reject: (error: unknown) => void;
   attempt: number;
@@ -63,11 +74,11 @@ const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
  * ledger read and one commit for the whole batch.
  *
  * - A refused decision (DomainError) refuses that command alone.
- * - Two commands of one batch that write the same other stream (two requests with one reference)
- *   are not decided together: the later one waits for the next batch.
+ * - Two commands that name the same other stream (two requests with one reference, two
+ *   confirmations of one deposit) are never in one batch: the later one waits for the next.
  * - Another process moved the ledger: the batch is read and decided again. A conflict on another
- *   stream (a withdrawal, a deposit, a reference) sends that command alone to a next try, where it
- *   re-reads what it read before queueing (`attempt > 1`); the others go on as a batch.
+ *   stream (a withdrawal, a deposit, a reference) sends that command alone to a next try (`attempt`
+ *   above 1), read and decided again; the others go on as a batch.
  * - At most `maxQueuedPerLedger` commands wait on one ledger; beyond that SERVICE_UNAVAILABLE at once.
  */
 export class LedgerBatcher {
@@ -78,11 +89,11 @@ export class LedgerBatcher {
     readonly maxBatch = 256,
   ) {}
 
-  decide<Result extends object>(
+  decide<Result extends object, Read>(
     services: CommandServices,
     ledgerStream: string,
     metadata: CommandMetadata,
-    decide: LedgerDecision<Result>,
+    decision: LedgerDecision<Result, Read>,
   ): Promise<Result & { position: bigint | null }> {
     const queue = this.queues.get(ledgerStream) ?? { tasks: [], running: false };
     if (queue.tasks.length >= this.maxQueuedPerLedger) {
@@ -90,7 +101,7 @@ export class LedgerBatcher {
     }
     this.queues.set(ledgerStream, queue);
     const settled = new Promise<Result & { position: bigint | null }>((resolve, reject) => {
-      queue.tasks.push({ services, metadata, decide, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false });
+      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false });
     });
     if (!queue.running) void this.drain(ledgerStream, queue);
     return settled;
@@ -111,10 +122,23 @@ export class LedgerBatcher {
     }
   }
 
+  /** the first task alone if it must go solo; else, in order, up to maxBatch tasks with no stream named twice (the rest wait, in order) */
   private takeBatch(queue: LedgerQueue): Task[] {
     if (queue.tasks[0]!.solo) return queue.tasks.splice(0, 1);
-    const end = queue.tasks.findIndex((task, index) => task.solo || index >= this.maxBatch);
-    return queue.tasks.splice(0, end === -1 ? queue.tasks.length : end);
+    const batch: Task[] = [];
+    const waiting: Task[] = [];
+    const named = new Set<string>();
+    for (const task of queue.tasks) {
+      const stream = task.decision.stream;
+      if (batch.length >= this.maxBatch || task.solo || (stream !== undefined && named.has(stream))) {
+        waiting.push(task);
+        continue;
+      }
+      batch.push(task);
+      if (stream !== undefined) named.add(stream);
+    }
+    queue.tasks = waiting;
+    return batch;
   }
 
   private async runBatch(ledgerStream: string, queue: LedgerQueue, batch: Task[]): Promise<void> {
@@ -132,11 +156,14 @@ export class LedgerBatcher {
     const deferred: Task[] = [];
     const written = new Set<string>();
     const ledgerEvents: StreamAppend['events'] = [];
+    const reads = await Promise.all(batch.map(({ decision }) => (decision.read ? decision.read().then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
 
-    for (const task of batch) {
-      let decision: Awaited<ReturnType<LedgerDecision<object>>>;
+    for (const [index, task] of batch.entries()) {
+      const read = reads[index]!;
+      let decision: Awaited<ReturnType<LedgerDecision<object, unknown>['decide']>>;
       try {
-        decision = await task.decide({ ...view, attempt: task.attempt }, now);
+        if ('error' in read) throw read.error;
+        decision = await task.decision.decide({ ...view, attempt: task.attempt }, now, read.value);
       } catch (error) {
         task.reject(error);
         continue;
@@ -201,13 +228,9 @@ export class LedgerBatcher {
 export const sharedLedgerBatcher = new LedgerBatcher();
 
 /** A decision on a ledger, in its turn and batched with the others queued on it. */
-export const onLedger = <Result extends object>(
+export const onLedger = <Result extends object, Read = undefined>(
   services: CommandServices & { ledgerBatcher?: LedgerBatcher | undefined },
   ledgerStream: string,
   metadata: CommandMetadata,
-  decide: LedgerDecision<Result>,
-) => (services.ledgerBatcher ?? sharedLedgerBatcher).decide(services, ledgerStream, metadata, decide);
-
-/** What a decision read before queueing, on its first try; read again on a later one. */
-export const readOnRetry = <T>(ledger: LedgerView, readBefore: T, readAgain: () => Promise<T>): Promise<T> =>
-  ledger.attempt === 1 ? Promise.resolve(readBefore) : readAgain();
+  decision: LedgerDecision<Result, Read>,
+) => (services.ledgerBatcher ?? sharedLedgerBatcher).decide(services, ledgerStream, metadata, decision);

@@ -18,7 +18,7 @@ import type { Logger } from '../log.js';
 import type { DecidedAppend } from './atomic-decision.js';
 import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
 import type { OrganizationWallets } from './organization-wallets.js';
-import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
+import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 
 export interface SweepServices extends CommandServices {
   chain: ChainDefinition;
@@ -148,27 +148,28 @@ export const followSignedTransaction = async (
 /** The sweep confirmed: a native sweep's fee is charged to the organization's ledger in the same append. */
 const confirmSweep = async (services: SweepServices, stream: string, plan: SweepPlan, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
   const ledgerStream = streams.ledger(plan.orgId, plan.tokenId);
-  const readSweep = () => loadAggregate(services.store, stream, sweepDecider);
-  const before = await readSweep();
-  await onLedger(services, ledgerStream, metadata, async (ledger, now) => {
-    const sweep = await readOnRetry(ledger, before, readSweep);
-    const confirmedNow = sweep.state.status !== 'Confirmed';
-    const appends: DecidedAppend[] = [];
-    let feeCharged = 0n;
-    if (confirmedNow && plan.kind === 'native' && fee > 0n) {
-      try {
-        const charged = ledgerDecider.decide({ type: 'ChargeFee', orgId: plan.orgId, tokenId: plan.tokenId, amount: fee, reason: 'sweep', reference: `sweep:${depositKey(plan)}` }, ledger.state, { now });
-        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: charged });
-        feeCharged = fee;
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
-        // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
-        services.logger.error('sweep: the fee exceeds the available balance; recorded without charging it', { chainId: plan.chainId, deposit: depositKey(plan), fee: fee.toString() });
+  await onLedger(services, ledgerStream, metadata, {
+    stream,
+    read: () => loadAggregate(services.store, stream, sweepDecider),
+    decide: (ledger, now, sweep) => {
+      const confirmedNow = sweep.state.status !== 'Confirmed';
+      const appends: DecidedAppend[] = [];
+      let feeCharged = 0n;
+      if (confirmedNow && plan.kind === 'native' && fee > 0n) {
+        try {
+          const charged = ledgerDecider.decide({ type: 'ChargeFee', orgId: plan.orgId, tokenId: plan.tokenId, amount: fee, reason: 'sweep', reference: `sweep:${depositKey(plan)}` }, ledger.state, { now });
+          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: charged });
+          feeCharged = fee;
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+          // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
+          services.logger.error('sweep: the fee exceeds the available balance; recorded without charging it', { chainId: plan.chainId, deposit: depositKey(plan), fee: fee.toString() });
+        }
       }
-    }
-    const events = sweepDecider.decide({ type: 'RecordSweepConfirmed', blockNumber, fee, feeCharged }, sweep.state, { now });
-    appends.unshift({ stream, expectedRevision: sweep.expectedRevision, events });
-    return { appends, result: {} };
+      const events = sweepDecider.decide({ type: 'RecordSweepConfirmed', blockNumber, fee, feeCharged }, sweep.state, { now });
+      appends.unshift({ stream, expectedRevision: sweep.expectedRevision, events });
+      return { appends, result: {} };
+    },
   });
 };
 

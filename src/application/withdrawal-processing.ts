@@ -11,7 +11,7 @@ import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../domain/withdrawal/withdrawal.js';
 import type { DecidedAppend } from './atomic-decision.js';
 import { loadAggregate, toNewEvents, type CommandMetadata } from './command-handler.js';
-import { onLedger, readOnRetry } from './ledger-batches.js';
+import { onLedger } from './ledger-batches.js';
 import { applyWithdrawalCommand } from './withdrawals.js';
 import { followSignedTransaction, type SweepServices } from './sweeps.js';
 import { CannotReplaceError } from '../chains/bitcoin/replace-by-fee.js';
@@ -39,30 +39,31 @@ const feeFromBalance = (chain: ChainDefinition) => chain.family === 'bitcoin' ||
 const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
   const stream = streams.withdrawal(withdrawal.id);
-  const readWithdrawal = () => loadAggregate(services.store, stream, withdrawalDecider);
-  const before = await readWithdrawal();
-  await onLedger(services, ledgerStream, metadata, async (ledger, now) => {
-    const current = await readOnRetry(ledger, before, readWithdrawal);
-    const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
-    if (events.length === 0) return { appends: [], result: {} };
-    const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
-    const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
-    const ledgerEvents = [...posted];
-    if (feeFromBalance(services.chain) && fee > 0n) {
-      const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
-      try {
-        ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
-        // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
-        services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
+  await onLedger(services, ledgerStream, metadata, {
+    stream,
+    read: () => loadAggregate(services.store, stream, withdrawalDecider),
+    decide: (ledger, now, current) => {
+      const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
+      if (events.length === 0) return { appends: [], result: {} };
+      const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
+      const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
+      const ledgerEvents = [...posted];
+      if (feeFromBalance(services.chain) && fee > 0n) {
+        const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
+        try {
+          ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+          // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
+          services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
+        }
       }
-    }
-    const appends: DecidedAppend[] = [
-      { stream, expectedRevision: current.expectedRevision, events },
-      { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
-    ];
-    return { appends, result: {} };
+      const appends: DecidedAppend[] = [
+        { stream, expectedRevision: current.expectedRevision, events },
+        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
+      ];
+      return { appends, result: {} };
+    },
   });
 };
 

@@ -19,7 +19,7 @@ import { checkExternalUserId } from './deposit-accounts.js';
 import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
 import type { OrganizationServices } from './organizations.js';
-import { onLedger, readOnRetry, type LedgerBatcher } from './ledger-batches.js';
+import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient, checkXrpReserve, xrpOrganizationAddress } from './withdrawal-checks.js';
 
 export interface WithdrawalServices extends OrganizationServices {
@@ -127,19 +127,24 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
   };
   const scoped = { ...metadata, orgId: caller.orgId };
   await refuseTakenReference(services, referenceStream, input.reference);
+  let retried = false;
   try {
-    const { events } = await onLedger(services, ledgerStream, scoped, async (ledger, now) => {
+    const { events } = await onLedger(services, ledgerStream, scoped, {
+      stream: referenceStream,
       // a conflict on the reference sends this decision to a second try: was the reference taken meanwhile?
-      if (ledger.attempt > 1) await refuseTakenReference(services, referenceStream, input.reference);
-      checkConfirmedBalance(chain, ledger.state, amount);
-      const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
-      const requested = withdrawalDecider.decide(request, withdrawalDecider.initialState, { now });
-      const appends: DecidedAppend[] = [
-        { stream: referenceStream, expectedRevision: 'no_stream', events: [withdrawalReferenceClaimed(caller.orgId, input.reference, id, now)] },
-        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: held },
-        { stream: streams.withdrawal(id), expectedRevision: 'no_stream', events: requested },
-      ];
-      return { appends, result: { events: requested } };
+      read: () => (retried ? refuseTakenReference(services, referenceStream, input.reference) : Promise.resolve()),
+      decide: (ledger, now) => {
+        retried = true;
+        checkConfirmedBalance(chain, ledger.state, amount);
+        const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
+        const requested = withdrawalDecider.decide(request, withdrawalDecider.initialState, { now });
+        const appends: DecidedAppend[] = [
+          { stream: referenceStream, expectedRevision: 'no_stream', events: [withdrawalReferenceClaimed(caller.orgId, input.reference, id, now)] },
+          { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: held },
+          { stream: streams.withdrawal(id), expectedRevision: 'no_stream', events: requested },
+        ];
+        return { appends, result: { events: requested } };
+      },
     });
     return fold(withdrawalDecider, events) as WithdrawalRecord;
   } catch (error) {
@@ -172,21 +177,22 @@ export const applyWithdrawalCommand = async (
 ): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[] }> => {
   const withdrawalStream = streams.withdrawal(withdrawal.id);
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
-  const readWithdrawal = () => loadAggregate(services.store, withdrawalStream, withdrawalDecider);
-  const before = await readWithdrawal();
-  return onLedger(services, ledgerStream, { ...metadata, orgId: withdrawal.orgId }, async (ledger, now) => {
-    const current = await readOnRetry(ledger, before, readWithdrawal);
-    const events = withdrawalDecider.decide(command, current.state, { now });
-    const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
-    const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
-    let state = ledger.state;
-    const ledgerEvents = ledgerCommandsFor(after, events).flatMap((ledgerCommand) => {
-      const decided = ledgerDecider.decide(ledgerCommand, state, { now });
-      state = decided.reduce(ledgerDecider.evolve, state);
-      return decided;
-    });
-    appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
-    return { appends, result: { withdrawal: after, events } };
+  return onLedger(services, ledgerStream, { ...metadata, orgId: withdrawal.orgId }, {
+    stream: withdrawalStream,
+    read: () => loadAggregate(services.store, withdrawalStream, withdrawalDecider),
+    decide: (ledger, now, current) => {
+      const events = withdrawalDecider.decide(command, current.state, { now });
+      const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
+      const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
+      let state = ledger.state;
+      const ledgerEvents = ledgerCommandsFor(after, events).flatMap((ledgerCommand) => {
+        const decided = ledgerDecider.decide(ledgerCommand, state, { now });
+        state = decided.reduce(ledgerDecider.evolve, state);
+        return decided;
+      });
+      appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
+      return { appends, result: { withdrawal: after, events } };
+    },
   });
 };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecidedAppend } from '../../src/application/atomic-decision.js';
 import { loadLedger } from '../../src/application/ledgers.js';
-import { LedgerBatcher, readOnRetry, type LedgerView } from '../../src/application/ledger-batches.js';
+import { LedgerBatcher, type LedgerView } from '../../src/application/ledger-batches.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { ledgerDecider, type LedgerCommand } from '../../src/domain/ledger/decide.js';
@@ -30,9 +30,11 @@ type Unscoped = LedgerCommand extends infer Command ? (Command extends LedgerCom
 const ledgerCommand = (command: Unscoped) => ({ orgId: ORG, tokenId: TOKEN, ...command }) as LedgerCommand;
 
 /** A decision that moves the ledger alone. */
-const onLedgerOnly = (stream: string, command: Unscoped) => async (ledger: LedgerView, now: Date) => ({
-  appends: [{ stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand(command), ledger.state, { now }) }] as DecidedAppend[],
-  result: {},
+const onLedgerOnly = (stream: string, command: Unscoped) => ({
+  decide: (ledger: LedgerView, now: Date) => ({
+    appends: [{ stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand(command), ledger.state, { now }) }] as DecidedAppend[],
+    result: {},
+  }),
 });
 
 describe('ledger batches (real PostgreSQL)', () => {
@@ -92,21 +94,25 @@ describe('ledger batches (real PostgreSQL)', () => {
     expect(new Set(events.slice(2).map((event) => (event.data as { withdrawalId: string }).withdrawalId)).size).toBe(200);
   });
 
-  it('never decides two writers of one other stream together: the loser is read again and refused alone', async () => {
+  it('never decides two writers of one other stream together: the later one reads what the first wrote and is refused alone', async () => {
     const stream = await fundedLedger(10n);
     const batcher = new LedgerBatcher();
     const claim = `claim-${ledgerCounter}`;
+    // reads the claim after the ledger, in its turn: the second of one batch waits for the next one and finds it taken
     const claimAndHold = (n: number) =>
-      batcher.decide({ store, clock }, stream, metadata, async (ledger, now) => {
-        const taken = await readOnRetry(ledger, false, async () => (await store.streamRevision(claim)) !== null);
-        if (taken) throw new DomainError('DUPLICATE_REFERENCE', 'taken');
-        return {
-          appends: [
-            { stream: claim, expectedRevision: 'no_stream', events: [{ type: 'Claimed', data: { n } }] },
-            { stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand({ type: 'HoldFunds', amount: 1n, withdrawalId: `w-${n}` }), ledger.state, { now }) },
-          ] as DecidedAppend[],
-          result: { n },
-        };
+      batcher.decide({ store, clock }, stream, metadata, {
+        stream: claim,
+        read: async () => (await store.streamRevision(claim)) !== null,
+        decide: (ledger, now, taken) => {
+          if (taken) throw new DomainError('DUPLICATE_REFERENCE', 'taken');
+          return {
+            appends: [
+              { stream: claim, expectedRevision: 'no_stream', events: [{ type: 'Claimed', data: { n } }] },
+              { stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand({ type: 'HoldFunds', amount: 1n, withdrawalId: `w-${n}` }), ledger.state, { now }) },
+            ] as DecidedAppend[],
+            result: { n },
+          };
+        },
       });
     const others = Array.from({ length: 5 }, (_, n) =>
       batcher.decide({ store, clock }, stream, metadata, onLedgerOnly(stream, { type: 'HoldFunds', amount: 1n, withdrawalId: `other-${n}` })),
@@ -116,6 +122,33 @@ describe('ledger batches (real PostgreSQL)', () => {
     expect(((outcomes[1] as PromiseRejectedResult).reason as DomainError).code).toBe('DUPLICATE_REFERENCE');
     expect((await loadLedger(store, stream)).state).toEqual({ available: 4n, pending: 0n, held: 6n });
     expect(await store.readStream(claim)).toHaveLength(1);
+  });
+
+  it('reads other streams after the ledger: two credits of one deposit credit it once, neither is wrongly refused', async () => {
+    const stream = `ledger-${ORG}-${++ledgerCounter}`;
+    const batcher = new LedgerBatcher();
+    const deposit = { chainId: 'eip155:1', txHash: `0x${ledgerCounter.toString(16).padStart(64, '0')}`, index: 0 };
+    await batcher.decide({ store, clock }, stream, metadata, onLedgerOnly(stream, { type: 'AddPendingDeposit', amount: 5n, deposit }));
+    const marker = `credited-${ledgerCounter}`;
+    // as a watcher's confirmation does: already credited → nothing; else credit it and mark it, atomically
+    const credit = () =>
+      batcher.decide({ store, clock }, stream, metadata, {
+        stream: marker,
+        read: () => store.streamRevision(marker),
+        decide: (ledger, now, credited) => ({
+          appends: (credited !== null
+            ? []
+            : [
+                { stream: marker, expectedRevision: 'no_stream', events: [{ type: 'Credited', data: {} }] },
+                { stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand({ type: 'CreditDeposit', amount: 5n, deposit }), ledger.state, { now }) },
+              ]) as DecidedAppend[],
+          result: {},
+        }),
+      });
+    const outcomes = await Promise.allSettled([credit(), credit(), credit()]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect((await loadLedger(store, stream)).state).toEqual({ available: 5n, pending: 0n, held: 0n });
+    expect(await store.readStream(marker)).toHaveLength(1);
   });
 
   it('refuses a command beyond its bound with SERVICE_UNAVAILABLE, and accepts again once drained', async () => {
