@@ -1,7 +1,37 @@
+import { sql, type Transaction } from 'kysely';
 import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from '../audit/ownership.js';
+import type { Database } from '../db/database.js';
+import type { RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const AUDIT_STREAMS_PROJECTION = 'audit-streams';
+
+/**
+ * One read and one insert per batch. The read covers the streams the batch's first events refer to
+ * (a sweep's deposit, gas top-ups' withdrawal) and those first events' own streams (a row already
+ * there is kept, as before); streams decided earlier in the batch are known from memory.
+ */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const firsts = batch.filter((event) => event.revision === 0n).map((event) => ({ event, ownership: ownershipOf(event) }));
+  const owned = firsts.filter(({ ownership }) => ownership.kind !== 'none');
+  if (owned.length === 0) return;
+  const referred = owned.flatMap(({ event, ownership }) => (ownership.kind === 'sameAs' ? [event.stream, ownership.stream] : [event.stream]));
+  const rows = await trx.selectFrom('audit_streams').select(['stream', 'org_id']).where('stream', '=', sql<string>`any(${[...new Set(referred)]}::text[])`).execute();
+  const known = new Map(rows.map((row) => [row.stream, row.org_id]));
+  const inserts: { stream: string; org_id: string | null; first_position: string }[] = [];
+  for (const { event, ownership } of owned) {
+    if (known.has(event.stream)) continue;
+    const orgId = ownership.kind === 'org' ? ownership.orgId : ownership.kind === 'sameAs' ? (known.get(ownership.stream) ?? null) : null;
+    known.set(event.stream, orgId);
+    inserts.push({ stream: event.stream, org_id: orgId, first_position: event.position.toString() });
+  }
+  if (inserts.length === 0) return;
+  await trx
+    .insertInto('audit_streams')
+    .values(inserts)
+    .onConflict((oc) => oc.column('stream').doNothing())
+    .execute();
+};
 
 /**
  * Which organization owns each stream, decided once from the stream's first event (revision 0),
@@ -13,18 +43,6 @@ export const auditStreamsProjection: Projection = {
   name: AUDIT_STREAMS_PROJECTION,
   filter: { categories: EXPORTED_STREAM_CATEGORIES },
   tables: ['audit_streams'],
-  handle: async (trx, event) => {
-    if (event.revision !== 0n) return;
-    const ownership = ownershipOf(event);
-    if (ownership.kind === 'none') return;
-    const orgId =
-      ownership.kind === 'org'
-        ? ownership.orgId
-        : ((await trx.selectFrom('audit_streams').select('org_id').where('stream', '=', ownership.stream).executeTakeFirst())?.org_id ?? null);
-    await trx
-      .insertInto('audit_streams')
-      .values({ stream: event.stream, org_id: orgId, first_position: event.position.toString() })
-      .onConflict((oc) => oc.column('stream').doNothing())
-      .execute();
-  },
+  handle: (trx, event) => handleBatch(trx, [event]),
+  handleBatch,
 };

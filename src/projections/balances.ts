@@ -1,10 +1,65 @@
+import type { Transaction } from 'kysely';
 import { findToken, tokenSummaryOf } from '../chains/tokens.js';
+import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
 import { streamCategories } from '../domain/streams.js';
-import { enqueueWebhook, webhookDedupeKey } from '../webhooks/outbox.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import type { Projection } from './projection.js';
 
 export const BALANCES_PROJECTION = 'balances';
+
+const webhookOf = (recorded: RecordedEvent, event: LedgerEvent, chainId: string): WebhookToEnqueue => {
+  const { orgId, tokenId, occurredAt, balancesAfter } = event.data;
+  return {
+    orgId,
+    type: 'balance.updated',
+    payload: { chainId, tokenId, available: balancesAfter.available, pending: balancesAfter.pending, reason: balanceUpdateReason(event), Token: tokenSummaryOf(tokenId) },
+    timestamp: new Date(occurredAt),
+    dedupeKey: webhookDedupeKey(orgId, 'balance.updated', recorded.id),
+  };
+};
+
+/**
+ * One upsert and one outbox insert per batch: a row is the balances its ledger's last event in
+ * the batch leaves (what successive upserts would have left), while every event still sends its
+ * balance.updated.
+ */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const lastOfLedger = new Map<string, { orgId: string; tokenId: string; chainId: string; event: LedgerEvent }>();
+  const webhooks: WebhookToEnqueue[] = [];
+  for (const recorded of batch) {
+    const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
+    const { orgId, tokenId } = event.data;
+    const token = findToken(tokenId);
+    if (!token) throw new Error(`ledger of token ${tokenId}, which the catalog does not have`);
+    // the map keeps a key's first insertion order; the values are the last event's
+    lastOfLedger.set(JSON.stringify([orgId, tokenId]), { orgId, tokenId, chainId: token.chainId, event });
+    webhooks.push(webhookOf(recorded, event, token.chainId));
+  }
+  const rows = [...lastOfLedger.values()].map(({ orgId, tokenId, chainId, event }) => ({
+    org_id: orgId,
+    token_id: tokenId,
+    chain_id: chainId,
+    ...event.data.balancesAfter,
+    updated_at: new Date(event.data.occurredAt),
+  }));
+  if (rows.length > 0) {
+    await trx
+      .insertInto('balances')
+      .values(rows)
+      .onConflict((conflict) =>
+        conflict.columns(['org_id', 'token_id']).doUpdateSet((eb) => ({
+          available: eb.ref('excluded.available'),
+          pending: eb.ref('excluded.pending'),
+          held: eb.ref('excluded.held'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+  await enqueueWebhooks(trx, webhooks);
+};
 
 /**
  * Balances per organization and token for GET /portfolio; sends balance.updated (CONTRACT §7) on
@@ -15,24 +70,6 @@ export const balancesProjection: Projection = {
   name: BALANCES_PROJECTION,
   filter: { categories: [streamCategories.ledger] },
   tables: ['balances'],
-  handle: async (trx, recorded) => {
-    const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
-    const { orgId, tokenId, occurredAt } = event.data;
-    const token = findToken(tokenId);
-    if (!token) throw new Error(`ledger of token ${tokenId}, which the catalog does not have`);
-    const at = new Date(occurredAt);
-    const values = { ...event.data.balancesAfter, updated_at: at };
-    await trx
-      .insertInto('balances')
-      .values({ org_id: orgId, token_id: tokenId, chain_id: token.chainId, ...values })
-      .onConflict((conflict) => conflict.columns(['org_id', 'token_id']).doUpdateSet(values))
-      .execute();
-    await enqueueWebhook(trx, {
-      orgId,
-      type: 'balance.updated',
-      payload: { chainId: token.chainId, tokenId, available: values.available, pending: values.pending, reason: balanceUpdateReason(event), Token: tokenSummaryOf(tokenId) },
-      timestamp: at,
-      dedupeKey: webhookDedupeKey(orgId, 'balance.updated', recorded.id),
-    });
-  },
+  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handleBatch,
 };

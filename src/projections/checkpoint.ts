@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventStore, RecordedEvent } from '../eventstore/port.js';
-import type { Projection } from './projection.js';
+import { applyEvents, type Projection } from './projection.js';
 
 /** The checkpoint is not where this runner left it: a rebuild reset it. Start again from it. */
 export class CheckpointMovedError extends Error {
@@ -47,7 +47,7 @@ export const applyBatch = async (
   await db.transaction().execute(async (trx) => {
     const current = await lockCheckpoint(trx, projection.name);
     if (current !== expectedPosition) throw new CheckpointMovedError(projection.name, expectedPosition, current);
-    for (const event of batch) await projection.handle(trx, event);
+    await applyEvents(trx, projection, batch);
     await trx
       .updateTable('projection_checkpoints')
       .set({ position: last.position.toString(), updated_at: new Date() })
@@ -79,7 +79,7 @@ export const rebuildProjection = async (db: Kysely<Database>, store: Pick<EventS
     let position = 0n;
     for (;;) {
       const batch = await store.readAll({ afterPosition: position, maxCount: REBUILD_BATCH, filter: projection.filter });
-      for (const event of batch) await projection.handle(trx, event);
+      await applyEvents(trx, projection, batch);
       const last = batch[batch.length - 1];
       if (last) position = last.position;
       if (batch.length < REBUILD_BATCH) break;

@@ -26,6 +26,12 @@ export interface ProjectionRunnerOptions {
 
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
 const LOCK_NAMESPACE = ADVISORY_LOCK_NAMESPACES.projections;
+/**
+ * Events per batch at most. The subscription reads again as soon as a batch is applied, so under a
+ * backlog batches fill up to this (handleBatch makes a full one cost a few statements), while a
+ * quiet stream still gives batches of one or two events at once.
+ */
+const DEFAULT_BATCH_SIZE = 1000;
 
 
 /**
@@ -68,7 +74,7 @@ export class ProjectionRunner {
       while (this.position < head) {
         const batch = await this.options.store.readAll({
           afterPosition: this.position,
-          maxCount: this.options.batchSize ?? 500,
+          maxCount: this.options.batchSize ?? DEFAULT_BATCH_SIZE,
           filter: this.options.projection.filter,
         });
         if (batch.length === 0) break;
@@ -107,7 +113,7 @@ export class ProjectionRunner {
     this.state = 'running';
     this.logger.info('projection: active', { position: this.position });
     if (signal.aborted) return;
-    const subscription = store.subscribeToAll({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? 500 });
+    const subscription = store.subscribeToAll({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? DEFAULT_BATCH_SIZE });
     this.subscription = subscription;
     // stop() may come at any moment, also before this subscription existed
     signal.addEventListener('abort', () => void subscription.close(), { once: true });

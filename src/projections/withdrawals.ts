@@ -1,10 +1,10 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { withdrawalCompletedPayload, withdrawalDetail } from '../application/withdrawal-resource.js';
 import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhook, webhookDedupeKey } from '../webhooks/outbox.js';
+import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import type { Projection } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
@@ -47,34 +47,86 @@ const columnsOf = (withdrawal: WithdrawalRecord) => ({
   updated_at: new Date(withdrawal.updatedAt),
 });
 
-const apply = async (trx: Transaction<Database>, recorded: RecordedEvent, event: WithdrawalEvent): Promise<WithdrawalRecord> => {
-  if (event.type === 'WithdrawalRequested') {
-    const withdrawal = evolveWithdrawal({ status: 'None' }, event) as WithdrawalRecord;
+const webhookFor = (recorded: RecordedEvent, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
+  const type = webhookOf(event, withdrawal);
+  if (type === null) return null;
+  return {
+    orgId: withdrawal.orgId,
+    type,
+    payload: type === 'withdrawal.completed' ? withdrawalCompletedPayload(withdrawal) : withdrawalDetail(withdrawal),
+    timestamp: new Date(withdrawal.updatedAt),
+    dedupeKey: webhookDedupeKey(withdrawal.orgId, type, recorded.id),
+  };
+};
+
+/** A withdrawal as the batch leaves it; `requestedAt` is set when its request is in the batch (its row is new). */
+interface Folded {
+  withdrawal: WithdrawalRecord;
+  requestedAt: bigint | null;
+}
+
+/**
+ * The batch's writes in a constant number of statements: the existing rows it touches are read
+ * and locked at once, each withdrawal's events are folded in memory in event order (each event's
+ * webhook drawn from the state it leaves, as before), then new rows are inserted and existing
+ * ones updated, one statement each.
+ */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as WithdrawalEvent }));
+  const requested = new Set(events.flatMap(({ event }) => (event.type === 'WithdrawalRequested' ? [event.data.id] : [])));
+  const existingIds = [...new Set(events.map(({ event }) => event.data.id))].filter((id) => !requested.has(id));
+  const folded = new Map<string, Folded>();
+  if (existingIds.length > 0) {
+    const rows = await trx.selectFrom('withdrawals').select(['id', 'state']).where('id', '=', sql<string>`any(${existingIds}::text[])`).forUpdate().execute();
+    for (const row of rows) folded.set(row.id, { withdrawal: row.state, requestedAt: null });
+  }
+  const webhooks: WebhookToEnqueue[] = [];
+  for (const { recorded, event } of events) {
+    const before = folded.get(event.data.id);
+    let after: Folded;
+    if (event.type === 'WithdrawalRequested') {
+      // a second request of a stored withdrawal fails on the primary key below, as a single insert did
+      after = { withdrawal: evolveWithdrawal({ status: 'None' }, event) as WithdrawalRecord, requestedAt: before?.requestedAt ?? recorded.position };
+    } else {
+      if (!before) throw new Error(`withdrawal ${event.data.id}: ${event.type} before WithdrawalRequested`);
+      after = { ...before, withdrawal: evolveWithdrawal(before.withdrawal, event) as WithdrawalRecord };
+    }
+    folded.set(event.data.id, after);
+    const webhook = webhookFor(recorded, event, after.withdrawal);
+    if (webhook) webhooks.push(webhook);
+  }
+  const created = [...folded.values()].filter((entry) => entry.requestedAt !== null);
+  const updated = [...folded.values()].filter((entry) => entry.requestedAt === null).map((entry) => entry.withdrawal);
+  if (created.length > 0) {
     await trx
       .insertInto('withdrawals')
-      .values({
-        id: withdrawal.id,
-        seq: recorded.position.toString(),
-        org_id: withdrawal.orgId,
-        chain_id: withdrawal.chainId,
-        token_id: withdrawal.tokenId,
-        amount: withdrawal.amount,
-        reference: withdrawal.reference,
-        created_at: new Date(withdrawal.createdAt),
-        ...columnsOf(withdrawal),
-      })
+      .values(
+        created.map(({ withdrawal, requestedAt }) => ({
+          id: withdrawal.id,
+          seq: requestedAt!.toString(),
+          org_id: withdrawal.orgId,
+          chain_id: withdrawal.chainId,
+          token_id: withdrawal.tokenId,
+          amount: withdrawal.amount,
+          reference: withdrawal.reference,
+          created_at: new Date(withdrawal.createdAt),
+          ...columnsOf(withdrawal),
+        })),
+      )
       .execute();
-    return withdrawal;
   }
-  const row = await trx
-    .selectFrom('withdrawals')
-    .select('state')
-    .where('id', '=', event.data.id)
-    .forUpdate()
-    .executeTakeFirstOrThrow(() => new Error(`withdrawal ${event.data.id}: ${event.type} before WithdrawalRequested`));
-  const withdrawal = evolveWithdrawal(row.state, event) as WithdrawalRecord;
-  await trx.updateTable('withdrawals').set(columnsOf(withdrawal)).where('id', '=', withdrawal.id).execute();
-  return withdrawal;
+  if (updated.length > 0) {
+    await sql`
+      update withdrawals as row
+      set status = change.status, txn_hash = change.txn_hash, state = change.state, updated_at = change.updated_at
+      from unnest(${updated.map((withdrawal) => withdrawal.id)}::text[], ${updated.map((withdrawal) => withdrawal.status)}::text[],
+                  ${updated.map((withdrawal) => withdrawal.txnHash)}::text[], ${updated.map((withdrawal) => JSON.stringify(withdrawal))}::jsonb[],
+                  ${updated.map((withdrawal) => new Date(withdrawal.updatedAt))}::timestamptz[])
+           as change (id, status, txn_hash, state, updated_at)
+      where row.id = change.id
+    `.execute(trx);
+  }
+  await enqueueWebhooks(trx, webhooks);
 };
 
 /**
@@ -86,17 +138,6 @@ export const withdrawalsProjection: Projection = {
   name: WITHDRAWALS_PROJECTION,
   filter: { categories: [streamCategories.withdrawal] },
   tables: ['withdrawals'],
-  handle: async (trx, recorded) => {
-    const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
-    const withdrawal = await apply(trx, recorded, event);
-    const type = webhookOf(event, withdrawal);
-    if (type === null) return;
-    await enqueueWebhook(trx, {
-      orgId: withdrawal.orgId,
-      type,
-      payload: type === 'withdrawal.completed' ? withdrawalCompletedPayload(withdrawal) : withdrawalDetail(withdrawal),
-      timestamp: new Date(withdrawal.updatedAt),
-      dedupeKey: webhookDedupeKey(withdrawal.orgId, type, recorded.id),
-    });
-  },
+  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handleBatch,
 };

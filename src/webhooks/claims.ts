@@ -140,40 +140,57 @@ export interface AttemptOutcome {
 export type RecordedOutcome = 'delivered' | 'retry' | 'failed' | 'superseded';
 
 /**
- * Records how an attempt ended and schedules what follows: delivered; the next retry after
- * `retryDelaysMs[attempt - 1]`; or failed once `retryDelaysMs.length + 1` attempts have been made.
- * `superseded`: the lease was lost meanwhile (it expired and another dispatcher took the next
- * attempt, or the delivery was redelivered), so the delivery is left as it is.
+ * Records how attempts ended and schedules what follows, in one statement for any number of
+ * attempts: delivered; the next retry after `retryDelaysMs[attempt - 1]`; or failed once
+ * `retryDelaysMs.length + 1` attempts have been made. `superseded`: the lease was lost meanwhile
+ * (it expired and another dispatcher took the next attempt, or the delivery was redelivered), so
+ * the delivery is left as it is. Answers each attempt's outcome, in the order given.
  */
+export const recordAttemptOutcomes = async (
+  db: Kysely<Database>,
+  attempts: readonly { claim: ClaimedDelivery; outcome: AttemptOutcome }[],
+  retryDelaysMs: readonly number[],
+): Promise<RecordedOutcome[]> => {
+  if (attempts.length === 0) return [];
+  const planned = attempts.map(({ claim, outcome }) => {
+    const retryDelayMs = retryDelaysMs[claim.attempt - 1];
+    const next: Exclude<RecordedOutcome, 'superseded'> = outcome.delivered ? 'delivered' : retryDelayMs === undefined ? 'failed' : 'retry';
+    return { claim, outcome, next, retryDelayMs: retryDelayMs ?? 0, error: outcome.error === null ? null : outcome.error.slice(0, MAX_ERROR_LENGTH) };
+  });
+  const column = <T>(pick: (entry: (typeof planned)[number]) => T) => planned.map(pick);
+  const { rows } = await sql<{ claim_token: string }>`
+    with outcome as (
+      select * from unnest(${column((entry) => entry.claim.id)}::uuid[], ${column((entry) => entry.claim.claimToken)}::uuid[],
+                           ${column((entry) => entry.outcome.statusCode)}::integer[], ${column((entry) => entry.error)}::text[],
+                           ${column((entry) => Math.round(entry.outcome.durationMs))}::integer[], ${column((entry) => entry.next)}::text[],
+                           ${column((entry) => entry.retryDelayMs)}::double precision[])
+        as outcome (id, claim_token, status_code, error, duration_ms, next, retry_delay_ms)
+    ), finished as (
+      update webhook_attempts as attempt
+      set finished_at = now(), status_code = outcome.status_code, error = outcome.error, duration_ms = outcome.duration_ms
+      from outcome
+      where attempt.id = outcome.claim_token
+    )
+    update webhook_deliveries as delivery
+    set status = case when outcome.next = 'retry' then 'pending' else outcome.next end,
+        next_attempt_at = case when outcome.next = 'retry' then now() + outcome.retry_delay_ms * interval '1 millisecond' end,
+        claim_token = null,
+        last_status_code = outcome.status_code,
+        last_error = outcome.error,
+        delivered_at = case when outcome.next = 'delivered' then now() end,
+        updated_at = now()
+    from outcome
+    where delivery.id = outcome.id and delivery.claim_token = outcome.claim_token
+    returning outcome.claim_token
+  `.execute(db);
+  const applied = new Set(rows.map((row) => row.claim_token));
+  return planned.map((entry) => (applied.has(entry.claim.claimToken) ? entry.next : 'superseded'));
+};
+
+/** One attempt's outcome (see recordAttemptOutcomes). */
 export const recordAttemptOutcome = async (
   db: Kysely<Database>,
   claim: ClaimedDelivery,
   outcome: AttemptOutcome,
   retryDelaysMs: readonly number[],
-): Promise<RecordedOutcome> => {
-  const error = outcome.error === null ? null : outcome.error.slice(0, MAX_ERROR_LENGTH);
-  const retryDelayMs = retryDelaysMs[claim.attempt - 1];
-  const next: RecordedOutcome = outcome.delivered ? 'delivered' : retryDelayMs === undefined ? 'failed' : 'retry';
-  return db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('webhook_attempts')
-      .set({ finished_at: sql<Date>`now()`, status_code: outcome.statusCode, error, duration_ms: Math.round(outcome.durationMs) })
-      .where('id', '=', claim.claimToken)
-      .execute();
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: next === 'retry' ? 'pending' : next,
-        next_attempt_at: next === 'retry' ? sql<Date>`now() + ${retryDelayMs}::double precision * interval '1 millisecond'` : null,
-        claim_token: null,
-        last_status_code: outcome.statusCode,
-        last_error: error,
-        delivered_at: next === 'delivered' ? sql<Date>`now()` : null,
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', claim.id)
-      .where('claim_token', '=', claim.claimToken)
-      .executeTakeFirst();
-    return updated.numUpdatedRows === 1n ? next : 'superseded';
-  });
-};
+): Promise<RecordedOutcome> => (await recordAttemptOutcomes(db, [{ claim, outcome }], retryDelaysMs))[0]!;

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcome, type ClaimedDelivery } from './claims.js';
+import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type ClaimedDelivery } from './claims.js';
+import { OutcomeBatcher } from './outcome-batcher.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';
@@ -29,7 +30,7 @@ export interface WebhookDispatcherOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_LEASE_MARGIN_MS = 15_000;
 const DEFAULT_POLL_INTERVAL_MS = 5_000;
 /** claims per statement: never more than the free send slots, and never more than this */
@@ -61,6 +62,12 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly logger: Logger;
+  private readonly outcomes: OutcomeBatcher;
+  /** claim when at least this many slots are free (or none is busy): claims come in batches, not one per finished send */
+  private readonly refillAt: number;
+  /** the last claim took all it asked for: more is due */
+  private backlog = false;
+  private lastExhaustedCheck = 0;
   private stopping = false;
   private running: Promise<void> | null = null;
 
@@ -70,6 +77,8 @@ export class WebhookDispatcher {
     this.leaseMs = this.timeoutMs + (options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.maxAttempts = options.retryDelaysMs.length + 1;
+    this.refillAt = Math.max(1, Math.ceil(this.concurrency / 4));
+    this.outcomes = new OutcomeBatcher((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs));
     this.logger = options.logger.child({ component: 'webhooks' });
     this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
   }
@@ -115,15 +124,20 @@ export class WebhookDispatcher {
   /** claims what is due and free slots allow, starts sending it; answers how long to sleep */
   private async dispatchDue(): Promise<number> {
     const free = this.concurrency - this.inFlight.size;
-    // no free slot: a finishing send wakes the loop
-    if (free <= 0) return this.pollIntervalMs;
+    // too few free slots: a finishing send wakes the loop (so a backlog is claimed in batches, not row by row)
+    if (free <= 0 || (free < this.refillAt && this.inFlight.size > 0)) return this.pollIntervalMs;
     const { db } = this.options;
-    const exhausted = await failExhaustedDeliveries(db, { maxAttempts: this.maxAttempts, limit: MAX_CLAIM_BATCH });
-    if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
+    // exhausted deliveries are rare (a lease expired on the last attempt): under a backlog, look for them once per poll interval
+    if (!this.backlog || performance.now() - this.lastExhaustedCheck >= this.pollIntervalMs) {
+      this.lastExhaustedCheck = performance.now();
+      const exhausted = await failExhaustedDeliveries(db, { maxAttempts: this.maxAttempts, limit: MAX_CLAIM_BATCH });
+      if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
+    }
     const limit = Math.min(free, MAX_CLAIM_BATCH);
     const claimed = await claimDueDeliveries(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs });
     for (const claim of claimed) this.track(this.attempt(claim));
-    if (claimed.length === limit) return 0;
+    this.backlog = claimed.length === limit;
+    if (this.backlog) return 0;
     const dueInMs = await msUntilNextDue(db);
     if (dueInMs === null) return this.pollIntervalMs;
     // timers may fire a little early; the extra millisecond saves a claim that finds nothing
@@ -148,7 +162,7 @@ export class WebhookDispatcher {
         timeoutMs: this.timeoutMs,
         shutdown: this.shutdown.signal,
       });
-      const recorded = await recordAttemptOutcome(this.options.db, claim, outcome, this.options.retryDelaysMs);
+      const recorded = await this.outcomes.record(claim, outcome);
       const details = { ...fields, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs), outcome: recorded };
       if (recorded === 'failed') this.logger.warn('webhooks: delivery failed after its last attempt', details);
       else if (recorded === 'superseded') this.logger.warn('webhooks: attempt ended after its lease was lost; outcome not applied', details);

@@ -28,16 +28,10 @@ export const webhookDedupeKey = (orgId: string, type: WebhookEventType, sourceEv
 export const serializeWebhookBody = (type: WebhookEventType, timestamp: Date, payload: Record<string, unknown>): string =>
   JSON.stringify({ type, timestamp: timestamp.toISOString(), payload });
 
-/**
- * Adds a delivery to the outbox. Call it from a projection's `handle`, with the batch transaction:
- * the delivery then exists if and only if the read-model change and the checkpoint committed.
- * A dedupe key already present is a no-op (a replay or rebuild re-reads old events), so this
- * answers whether a delivery was added.
- *
- * An organization without a webhook URL still gets the delivery: the URL is read at send time,
- * so one configured soon after still receives it (see dispatcher.ts).
- */
-export const enqueueWebhook = async (trx: Transaction<Database>, webhook: WebhookToEnqueue): Promise<boolean> => {
+/** Rows per insert statement: the arrays of one statement stay a few megabytes at most. */
+const ENQUEUE_CHUNK = 1000;
+
+const checkedBody = (webhook: WebhookToEnqueue): string => {
   const body = serializeWebhookBody(webhook.type, webhook.timestamp, webhook.payload);
   if (Buffer.byteLength(body) > MAX_WEBHOOK_BODY_BYTES) {
     throw new Error(`webhook ${webhook.type} for ${webhook.orgId} is ${Buffer.byteLength(body)} bytes, over ${MAX_WEBHOOK_BODY_BYTES}`);
@@ -45,25 +39,43 @@ export const enqueueWebhook = async (trx: Transaction<Database>, webhook: Webhoo
   if (webhook.dedupeKey.length === 0 || webhook.dedupeKey.length > MAX_DEDUPE_KEY_LENGTH) {
     throw new Error(`a webhook dedupe key has 1 to ${MAX_DEDUPE_KEY_LENGTH} characters`);
   }
-  // one round trip: insert, and notify only if a row was inserted (delivered to listeners at commit)
-  const inserted = await trx
-    .with('inserted', (db) =>
-      db
-        .insertInto('webhook_deliveries')
-        .values({
-          id: randomUUID(),
-          org_id: webhook.orgId,
-          event_type: webhook.type,
-          dedupe_key: webhook.dedupeKey,
-          body,
-          event_timestamp: webhook.timestamp,
-          next_attempt_at: sql<Date>`now()`,
-        })
-        .onConflict((conflict) => conflict.column('dedupe_key').doNothing())
-        .returning('id'),
-    )
-    .selectFrom('inserted')
-    .select(sql<string>`pg_notify(${WEBHOOK_DUE_CHANNEL}, '')`.as('notified'))
-    .execute();
-  return inserted.length > 0;
+  return body;
 };
+
+/**
+ * Adds deliveries to the outbox, in the order given (their `seq`, the lists' order, follows it).
+ * Call it from a projection's batch, with the batch transaction: the deliveries then exist if and
+ * only if the read-model change and the checkpoint committed. A dedupe key already present is a
+ * no-op (a replay or rebuild re-reads old events), so this answers how many were added.
+ *
+ * An organization without a webhook URL still gets the delivery: the URL is read at send time,
+ * so one configured soon after still receives it (see dispatcher.ts).
+ */
+export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<number> => {
+  const bodies = webhooks.map(checkedBody);
+  let added = 0;
+  for (let start = 0; start < webhooks.length; start += ENQUEUE_CHUNK) {
+    const chunk = webhooks.slice(start, start + ENQUEUE_CHUNK);
+    // one round trip per chunk: the rows as arrays (a constant number of parameters), inserted in
+    // their order, and one notification if any row was new (delivered to listeners at commit)
+    const { rows } = await sql<{ added: string }>`
+      with inserted as (
+        insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
+        select id, org_id, event_type, dedupe_key, body, event_timestamp, now()
+        from unnest(${chunk.map(() => randomUUID())}::uuid[], ${chunk.map((webhook) => webhook.orgId)}::text[],
+                    ${chunk.map((webhook) => webhook.type)}::text[], ${chunk.map((webhook) => webhook.dedupeKey)}::text[],
+                    ${bodies.slice(start, start + ENQUEUE_CHUNK)}::text[], ${chunk.map((webhook) => webhook.timestamp)}::timestamptz[])
+             with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
+        order by ordinal
+        on conflict (dedupe_key) do nothing
+        returning 1
+      )
+      select (select count(*) from inserted) as added, (select pg_notify(${WEBHOOK_DUE_CHANNEL}, '') from inserted limit 1) as notified
+    `.execute(trx);
+    added += Number(rows[0]?.added ?? 0);
+  }
+  return added;
+};
+
+/** One delivery (see enqueueWebhooks); answers whether it was added. */
+export const enqueueWebhook = async (trx: Transaction<Database>, webhook: WebhookToEnqueue): Promise<boolean> => (await enqueueWebhooks(trx, [webhook])) > 0;
