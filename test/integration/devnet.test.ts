@@ -133,6 +133,19 @@ describe('devnet', () => {
       expect(await gateway.balance(to, 'native')).toBe(5n);
       expect(await gateway.balance(from, 'native')).toBe(0n);
     });
+
+    it('concurrent deposits share blocks: each is mined, with its own transfer, and faucet nonces never collide', async () => {
+      const gateway = devnet.gateway(ETHEREUM.id);
+      const recipients = Array.from({ length: 30 }, (_, n) => userKey(ETHEREUM, 100 + n).address);
+      const paid = await Promise.all(recipients.map((to, n) => devnet.controls(ETHEREUM.id).deposit({ toAddress: to, asset: 'native', amount: BigInt(n + 1) })));
+      expect(new Set(paid.map(({ txHash }) => txHash)).size).toBe(30);
+      expect(new Set(paid.map(({ blockNumber }) => blockNumber)).size).toBeLessThan(30); // coalesced: fewer blocks than deposits
+      for (const [n, { txHash, blockNumber }] of paid.entries()) {
+        const [transfer] = await gateway.transfersInBlock(blockNumber, new Set([recipients[n]!]));
+        expect(transfer).toMatchObject({ txHash, to: recipients[n], amount: BigInt(n + 1) });
+        expect(await gateway.balance(recipients[n]!, 'native')).toBe(BigInt(n + 1));
+      }
+    });
   });
 
   it('mining advances the head, each block on its parent', async () => {

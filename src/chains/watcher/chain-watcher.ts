@@ -15,6 +15,7 @@ import { attribute, watchedAddresses } from './watch-set.js';
 import type { ChainDefinition } from '../chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
 import { logChainLag } from '../rpc/lag.js';
+import { inParallel } from './in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
 
@@ -41,6 +42,8 @@ export interface ChainWatcherOptions {
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
 const LAG_REPORT_INTERVAL_MS = 60_000;
 const LAG_WARNING_BLOCKS = 100;
+/** deposits of one block recorded (or confirmed) at once: those of one ledger then share one append */
+const RECORDS_IN_FLIGHT = 64;
 
 
 /** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
@@ -186,7 +189,7 @@ export class ChainWatcher {
     for (const deposit of supersededAt(this.follower.unconfirmed, header.number, header.hash)) await this.revert(deposit);
     const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
     if (transfers.some((transfer) => transfer.blockHash !== header.hash)) return 'changed';
-    for (const transfer of transfers) await this.record(transfer);
+    await inParallel(transfers, RECORDS_IN_FLIGHT, (transfer) => this.record(transfer));
     await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
     return 'scanned';
   }
@@ -253,17 +256,21 @@ export class ChainWatcher {
     await this.follower.refresh();
     const canonicalHashes = new Map<number, string | null>();
     const due = dueForConfirmation(this.follower.unconfirmed, head, gateway.chain.properties.confirmations);
-    for (const deposit of due.filter((candidate) => candidate.blockNumber < cursor)) {
+    const ready = due.filter((candidate) => candidate.blockNumber < cursor);
+    for (const number of new Set(ready.map((deposit) => deposit.blockNumber))) {
       if (this.stopping) return;
-      if (!canonicalHashes.has(deposit.blockNumber)) canonicalHashes.set(deposit.blockNumber, (await gateway.block(deposit.blockNumber))?.hash ?? null);
-      // its block was replaced: the next step's reorg check reverts it
-      if (canonicalHashes.get(deposit.blockNumber) !== deposit.blockHash) continue;
+      canonicalHashes.set(number, (await gateway.block(number))?.hash ?? null);
+    }
+    // its block was replaced: the next step's reorg check reverts it
+    const canonical = ready.filter((deposit) => canonicalHashes.get(deposit.blockNumber) === deposit.blockHash);
+    await inParallel(canonical, RECORDS_IN_FLIGHT, async (deposit) => {
+      if (this.stopping) return;
       try {
         await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata);
       } catch (error) {
-        if (error instanceof DomainError && error.code === 'DEPOSIT_REVERTED') continue; // another watcher reverted it first
+        if (error instanceof DomainError && error.code === 'DEPOSIT_REVERTED') return; // another watcher reverted it first
         throw error;
       }
-    }
+    });
   }
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js';
 import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
+import { Coalescer } from '../../workers/coalescer.js';
 
 const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 
@@ -42,12 +43,6 @@ type BatchOutcome =
   | { error: 'wrong_expected_revision'; stream: string; expected: string; actual: string }
   | { error: 'duplicate_event_id'; eventId: string };
 
-interface PendingAppend {
-  appends: StreamAppend[];
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
 const toPayload = (appends: StreamAppend[]) =>
   appends.map(({ stream, expectedRevision, events }) => ({
     stream,
@@ -74,45 +69,20 @@ const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutc
  * out at once; under load the batches grow by themselves, so commits stop being the limit.
  */
 export class GroupCommitAppender {
-  private pending: PendingAppend[] = [];
-  private writing = false;
+  private readonly batches: Coalescer<StreamAppend[], BatchOutcome>;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxAppendsPerBatch = 500,
-  ) {}
-
-  append(appends: StreamAppend[]): Promise<AppendResult> {
-    try {
-      validateAppends(appends);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const result = new Promise<AppendResult>((resolve, reject) => this.pending.push({ appends, resolve, reject }));
-    if (!this.writing) void this.writeAll();
-    return result;
+    maxAppendsPerBatch = 500,
+  ) {
+    this.batches = new Coalescer(async (batch) => {
+      const { rows } = await pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [JSON.stringify(batch.map(toPayload))]);
+      return rows[0]!.result;
+    }, maxAppendsPerBatch);
   }
 
-  private async writeAll(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.pending.length > 0) await this.write(this.pending.splice(0, this.maxAppendsPerBatch));
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  private async write(batch: PendingAppend[]): Promise<void> {
-    let outcomes: BatchOutcome[];
-    try {
-      const { rows } = await this.pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [
-        JSON.stringify(batch.map(({ appends }) => toPayload(appends))),
-      ]);
-      outcomes = rows[0]!.result;
-    } catch (error) {
-      for (const { reject } of batch) reject(error);
-      return;
-    }
-    await Promise.all(batch.map(({ appends, resolve, reject }, index) => settle(this.pool, appends, outcomes[index]!).then(resolve, reject)));
+  async append(appends: StreamAppend[]): Promise<AppendResult> {
+    validateAppends(appends);
+    return settle(this.pool, appends, await this.batches.add(appends));
   }
 }

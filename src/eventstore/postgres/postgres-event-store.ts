@@ -3,6 +3,7 @@ import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
 import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
+import { createPool } from '../../db/pool.js';
 import { GroupCommitAppender } from './append.js';
 import { AppendNotifications } from './notifications.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
@@ -46,7 +47,11 @@ export interface PostgresEventStoreOptions {
 /** The default event store: PostgreSQL, schema `eventstore` (see its migration for the ordering argument). */
 export const createPostgresEventStore = ({ pool, listenConfig, logger }: PostgresEventStoreOptions): EventStore => {
   const notifications = new AppendNotifications(listenConfig, logger);
-  const appender = new GroupCommitAppender(pool);
+  // Appends get connections of their own: one batch is written at a time, and it must not wait in
+  // the shared pool's queue behind the reads of every request in flight (that wait, not the commit,
+  // is what would set the pace of every ledger).
+  const appendPool = createPool(listenConfig, { max: 2, purpose: 'eventstore-append' });
+  const appender = new GroupCommitAppender(appendPool);
 
   const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
     const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
@@ -108,6 +113,9 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
         return false;
       }
     },
-    close: () => notifications.close(),
+    close: async () => {
+      await notifications.close();
+      await appendPool.end().catch(() => undefined);
+    },
   };
 };
