@@ -1,0 +1,83 @@
+import { mapConcurrently, pollUntil, type ApiClient } from '../api.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { chainConfirmations, depositAddress, injectDeposit, mineConfirmations, portfolio, type TokenInfo } from '../organization.js';
+import { msSince, perSecond } from '../stats.js';
+
+export interface DepositPhaseFigures {
+  deposits: number;
+  users: number;
+  injectionPerSecond: number;
+  endToEndPerSecond: number;
+  endToEndMs: number;
+}
+
+const MAX_USERS = 500;
+const SETUP_CONCURRENCY = 16;
+/** requests in flight while injecting: each devnet deposit locks its chain and mines a block, so chains work in parallel */
+const INJECTION_CONCURRENCY = 32;
+const PAGE = 1000;
+
+/** Every txnHash /payments lists, newest first, stopping early once all of `wanted` are seen. */
+const visibleHashes = async (api: ApiClient, wanted: Set<string>, seen: Set<string>) => {
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ limit: String(PAGE), ...(cursor ? { cursor } : {}) });
+    const page: { payments: { txnHash: string }[]; nextCursor: string | null } = await api.expect(200, 'GET', `/payments?${query}`);
+    for (const payment of page.payments) if (wanted.has(payment.txnHash)) seen.add(payment.txnHash);
+    cursor = page.nextCursor;
+  } while (cursor && seen.size < wanted.size);
+};
+
+/**
+ * `count` devnet transfers to many users' deposit addresses (up to 500 users × the tokens),
+ * injected as fast as the devnet endpoint allows, the confirmations mined, then polled until
+ * every one is listed by /payments and no balance has anything pending (every deposit credited).
+ * End to end: count / (first injection → last one visible and credited). The addresses are
+ * created before the clock starts.
+ */
+export const runDepositPhase = async (options: {
+  lifecycle: Lifecycle;
+  api: ApiClient;
+  tokens: TokenInfo[];
+  count: number;
+  progress: (message: string) => void;
+}): Promise<DepositPhaseFigures> => {
+  const { api, tokens, count, progress } = options;
+  const users = Math.min(MAX_USERS, Math.max(1, Math.ceil(count / tokens.length)));
+  const chainIds = [...new Set(tokens.map((token) => token.chainId))];
+  progress(`deposits: creating deposit addresses for ${users} users on ${chainIds.length} chains`);
+  const pairs = Array.from({ length: users }, (_, user) => chainIds.map((chainId) => ({ user, chainId }))).flat();
+  const addresses = new Map<string, Awaited<ReturnType<typeof depositAddress>>>();
+  await mapConcurrently(pairs, SETUP_CONCURRENCY, async ({ user, chainId }) => {
+    const token = tokens.find((candidate) => candidate.chainId === chainId)!;
+    addresses.set(`${user}|${chainId}`, await depositAddress(api, token, `bench-depositor-${user}`));
+  });
+  const confirmations = await chainConfirmations(api);
+
+  // deposit i: token i mod T, user (i div T) mod U, so each user gets every token in turn
+  const plan = Array.from({ length: count }, (_, index) => {
+    const token = tokens[index % tokens.length]!;
+    const user = Math.floor(index / tokens.length) % users;
+    return { token, account: addresses.get(`${user}|${token.chainId}`)!, amount: BigInt(token.minimumAmount) * 2n };
+  });
+  progress(`deposits: injecting ${count} transfers through /devnet/deposits (${INJECTION_CONCURRENCY} in flight)`);
+  const started = process.hrtime.bigint();
+  const hashes = await mapConcurrently(plan, INJECTION_CONCURRENCY, ({ token, account, amount }) => injectDeposit(api, token, account, amount));
+  const injectionMs = msSince(started);
+  await mineConfirmations(api, chainIds, confirmations);
+  progress(`deposits: injected in ${(injectionMs / 1000).toFixed(1)} s; waiting until all are listed and credited`);
+
+  const wanted = new Set(hashes);
+  const seen = new Set<string>();
+  await pollUntil(
+    `${count} deposits to be listed by /payments and credited`,
+    async () => {
+      await visibleHashes(api, wanted, seen);
+      if (seen.size < wanted.size) return false;
+      return (await portfolio(api)).every((balance) => balance.pending === '0');
+    },
+    { timeoutMs: Math.max(120_000, count * 100), intervalMs: 250, signal: options.lifecycle.signal },
+  );
+  const endToEndMs = msSince(started);
+  return { deposits: count, users, injectionPerSecond: perSecond(count, injectionMs), endToEndPerSecond: perSecond(count, endToEndMs), endToEndMs };
+};

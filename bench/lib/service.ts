@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Lifecycle } from './lifecycle.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const bin = path.join(root, 'bin', 'ledgergate.mjs');
+
+export interface BenchService {
+  url: string;
+  /** the service's node process (spawned directly, never through a shell: its /proc status is the service's) */
+  pid: number;
+  dataDir: string;
+  /** the environment the service runs with; the CLI gets the same to find the running server */
+  env: Record<string, string>;
+  /** the last lines the service wrote (warnings and errors at LOG_LEVEL=warn) */
+  recentLogLines(): string[];
+  /** SIGTERM and wait for the exit (also a teardown step; a second call does nothing) */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port nobody listens on right now: the service logs its URL only at info level, so the bench picks the port. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const waitForHealth = async (url: string, exited: () => string | null, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const why = exited();
+    if (why !== null) throw new Error(`ledgergate exited (${why}) before /healthz answered`);
+    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    if (healthy) return;
+    if (Date.now() > deadline) throw new Error(`ledgergate did not answer /healthz within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+};
+
+/**
+ * Boots `ledgergate serve` as its own process on a fresh DATA_DIR with the devnet on (development
+ * mode), fast blocks and a rate limit the load cannot reach. BENCH_SERVICE_NODE_OPTIONS becomes
+ * its NODE_OPTIONS (e.g. --cpu-prof). Teardown: SIGTERM, wait for the exit (it stops the embedded
+ * PostgreSQL itself), then remove the directory.
+ */
+export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<BenchService> => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-bench-'));
+  lifecycle.onTeardown('remove the data directory', () => fs.rm(dataDir, { recursive: true, force: true }));
+  await fs.chmod(dataDir, 0o755); // as root, PostgreSQL runs as `postgres`, which must reach it
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    DEVNET_BLOCK_TIME_MS: process.env.BENCH_BLOCK_TIME_MS ?? '200',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  };
+  const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
+  const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS;
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    cwd: root,
+    env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line);
+    if (lines.length > 200) lines.splice(0, lines.length - 200);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exitReason: string | null = null;
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exitReason = String(code ?? signal);
+      resolve();
+    }),
+  );
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= stopNow());
+  const stopNow = async () => {
+    if (exitReason !== null) return;
+    child.kill('SIGTERM');
+    const timedOut = await Promise.race([exited.then(() => false), sleep(60_000).then(() => true)]);
+    if (timedOut) {
+      progress('the service did not stop within 60 s of SIGTERM: killing it');
+      child.kill('SIGKILL');
+      await exited;
+    }
+    if (exitReason !== '0') progress(`the service exited with ${exitReason}; last lines:\n${lines.slice(-10).join('\n')}`);
+  };
+  lifecycle.onTeardown('stop the service', stop);
+  const url = `http://127.0.0.1:${port}`;
+  progress(`booting ledgergate (DATA_DIR ${dataDir}, pid ${child.pid})`);
+  await waitForHealth(url, () => exitReason, 120_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${lines.slice(-20).join('\n')}`);
+  });
+  return { url, pid: child.pid!, dataDir, env, recentLogLines: () => [...lines], stop };
+};
+
+/** Runs the ledgergate CLI against the service's DATA_DIR (it adopts the running PostgreSQL) to completion. */
+export const runCli = (service: Pick<BenchService, 'env'>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve, reject) => {
+    const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...inherited, ...service.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+
+/** VmHWM (peak resident set) of a process, in MiB, from /proc; null where /proc is not there. */
+export const peakRssMiB = async (pid: number): Promise<number | null> => {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  const match = status && /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : null;
+};

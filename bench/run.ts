@@ -1,0 +1,132 @@
+/**
+ * End-to-end load benchmark (issue #9): boots `ledgergate serve` as its own process on a fresh
+ * DATA_DIR with the devnet, bootstraps an organization, funds it, and measures POST /withdrawals
+ * (load from a separate autocannon process), projection lag, webhook deliveries, deposits end to
+ * end, a full projection rebuild, the service's peak RSS and the event store side by side with
+ * pgbench and Emmett. Progress goes to stderr; one table of figures to stdout at the end.
+ *
+ *   npm run bench                                          # 60 s per load phase
+ *   BENCH_SECONDS=10 BENCH_DEPOSITS=1000 npm run bench     # a quick run
+ *   BENCH_PHASES=withdrawals-one-token,rebuild npm run bench
+ *   BENCH_SERVICE_NODE_OPTIONS=--cpu-prof npm run bench    # profile the service (CPU.*.cpuprofile in the project root)
+ *
+ * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
+ * side by side), BENCH_PHASES (all: withdrawals-one-token, withdrawals-20-tokens, webhooks,
+ * deposits, rebuild, compare), BENCH_BLOCK_TIME_MS (200).
+ */
+import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
+import { startOutboxMonitor } from './lib/outbox-monitor.js';
+import { bootstrapOrganization, fundOrganization, listTokens } from './lib/organization.js';
+import { runDepositPhase } from './lib/phases/deposits.js';
+import { runRebuildPhase } from './lib/phases/rebuild.js';
+import { runWebhookPhase } from './lib/phases/webhooks.js';
+import { runWithdrawalPhase } from './lib/phases/withdrawals.js';
+import { formatReport, machineLine, type RunFigures } from './lib/report.js';
+import { connectServiceDb } from './lib/service-db.js';
+import { peakRssMiB, startBenchService } from './lib/service.js';
+import { compareAppendThroughput } from './lib/side-by-side.js';
+import { summarize } from './lib/stats.js';
+import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
+
+const PHASES = ['withdrawals-one-token', 'withdrawals-20-tokens', 'webhooks', 'deposits', 'rebuild', 'compare'] as const;
+type Phase = (typeof PHASES)[number];
+
+const positive = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
+  return value;
+};
+
+const selectedPhases = (): Set<Phase> => {
+  const text = process.env.BENCH_PHASES?.trim();
+  if (!text) return new Set(PHASES);
+  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(PHASES as readonly string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_PHASES: unknown ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+  return new Set(names as Phase[]);
+};
+
+const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
+
+const main = async (lifecycle: Lifecycle) => {
+  let serviceLog: () => string[] = () => [];
+  try {
+    await measure(lifecycle, (lines) => (serviceLog = lines));
+  } catch (error) {
+    const lines = serviceLog();
+    if (lines.length) progress(`the service's last log lines:\n${lines.slice(-15).join('\n')}`);
+    throw error;
+  }
+};
+
+const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => string[]) => void) => {
+  const seconds = positive('BENCH_SECONDS', 60);
+  const connections = Math.round(positive('BENCH_CONNECTIONS', 64));
+  const depositCount = Math.round(positive('BENCH_DEPOSITS', 5000));
+  const compareClients = Math.round(positive('BENCH_CLIENTS', 8));
+  const phases = selectedPhases();
+  const figures: RunFigures = { seconds, connections };
+  progress(machineLine());
+
+  const receiver = await startBenchWebhookReceiver();
+  lifecycle.onTeardown('close the webhook receiver', () => receiver.close());
+  const service = await startBenchService(lifecycle, progress);
+  onService(service.recentLogLines);
+  const org = await bootstrapOrganization(service, receiver.url);
+  receiver.setSecret(org.webhookSigningSecret);
+  // SPEC §4.2: the URL set through the API as an integrator would (bootstrap set it already; this checks the route accepts it)
+  await org.api.expect(200, 'PATCH', '/organisation/webhook', { webhookUrl: receiver.url });
+  const samplerDb = await connectServiceDb(lifecycle, service.dataDir);
+  const monitorDb = await connectServiceDb(lifecycle, service.dataDir);
+  const monitor = startOutboxMonitor(monitorDb);
+  lifecycle.onTeardown('stop the outbox monitor', () => monitor.stop());
+
+  const tokens = await listTokens(org.api);
+  if (tokens.length < 20) progress(`only ${tokens.length} tokens are enabled on the devnet chains: the many-token phase spreads over all of them`);
+  const manyTokens = tokens.slice(0, 20);
+  progress(`funding the organization on ${manyTokens.length} tokens`);
+  await fundOrganization(lifecycle, org.api, manyTokens, progress);
+
+  const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
+    lifecycle.checkpoint();
+    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress });
+    progress(`${name}: projection lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms over ${result.lag.count} positions`);
+    return result;
+  };
+  if (phases.has('withdrawals-one-token')) figures.oneToken = await withdrawalPhase('withdrawals-one-token', manyTokens.slice(0, 1));
+  if (phases.has('withdrawals-20-tokens')) figures.manyTokens = await withdrawalPhase('withdrawals-20-tokens', manyTokens);
+  // both phases' lag samples pooled (each phase's own are on stderr)
+  const loaded = [figures.oneToken, figures.manyTokens].filter((phase) => phase !== undefined);
+  if (loaded.length) figures.lag = { ...summarize(loaded.flatMap((phase) => phase.lagsMs)), unresolved: loaded.reduce((sum, phase) => sum + phase.lag.unresolved, 0) };
+
+  if (phases.has('webhooks')) {
+    lifecycle.checkpoint();
+    figures.webhooks = await runWebhookPhase({ lifecycle, org, tokens: manyTokens, seconds, connections, receiver, monitor, progress });
+    progress(`webhooks: ${figures.webhooks.sustainedPerSecond.toFixed(0)}/s sustained over ${figures.webhooks.backlogSeconds.toFixed(1)} s of backlog; by type: ${[...receiver.byType].map(([type, count]) => `${type} ${count}`).join(', ')}`);
+  }
+  if (phases.has('deposits')) {
+    lifecycle.checkpoint();
+    figures.deposits = await runDepositPhase({ lifecycle, api: org.api, tokens: manyTokens, count: depositCount, progress });
+    progress(`deposits: ${figures.deposits.endToEndPerSecond.toFixed(0)}/s end to end (${(figures.deposits.endToEndMs / 1000).toFixed(1)} s), injection ${figures.deposits.injectionPerSecond.toFixed(0)}/s`);
+  }
+  if (phases.has('rebuild')) {
+    lifecycle.checkpoint();
+    figures.rebuild = await runRebuildPhase(service, samplerDb, progress);
+    progress(`rebuild: ${figures.rebuild.eventsPerSecond.toFixed(0)} events/s (${figures.rebuild.rebuildMs} ms rebuilding, ${figures.rebuild.wallMs.toFixed(0)} ms with the CLI's start-up)`);
+  }
+
+  figures.peakRssMiB = await peakRssMiB(service.pid);
+  progress(`service peak RSS: ${figures.peakRssMiB?.toFixed(0) ?? '?'} MiB; stopping the service`);
+  await monitor.stop();
+  await samplerDb.close();
+  await monitorDb.close();
+  await service.stop();
+
+  if (phases.has('compare')) {
+    lifecycle.checkpoint();
+    figures.compare = await compareAppendThroughput({ seconds, clients: compareClients, lifecycle, progress });
+  }
+  console.log(formatReport(figures));
+};
+
+await runBenchmark(main);
