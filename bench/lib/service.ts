@@ -48,8 +48,8 @@ const waitForHealth = async (url: string, exited: () => string | null, timeoutMs
 
 /**
  * Boots `ledgergate serve` as its own process on a fresh DATA_DIR with the devnet on (development
- * mode), fast blocks and a rate limit the load cannot reach. BENCH_SERVICE_NODE_OPTIONS becomes
- * its NODE_OPTIONS (e.g. --cpu-prof). Teardown: SIGTERM, wait for the exit (it stops the embedded
+ * mode), fast blocks and a rate limit the load cannot reach. BENCH_SERVICE_NODE_OPTIONS are node
+ * flags put before the script (e.g. --cpu-prof, which NODE_OPTIONS does not accept). Teardown: SIGTERM, wait for the exit (it stops the embedded
  * PostgreSQL itself), then remove the directory.
  */
 export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<BenchService> => {
@@ -65,10 +65,10 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-  const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS;
-  const child = spawn(process.execPath, [bin, 'serve'], {
+  const nodeFlags = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, bin, 'serve'], {
     cwd: root,
-    env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
