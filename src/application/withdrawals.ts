@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainAvailability } from '../chains/availability.js';
-import { loadChainSettings, checkChainAndToken } from '../chains/enablement.js';
+import { checkChainAndToken } from '../chains/enablement.js';
 import type { GatewayLookup } from '../chains/gateway-lookup.js';
 import { parseAmount } from '../domain/amount.js';
 import { fold } from '../domain/decider.js';
@@ -91,7 +91,11 @@ const refuseTakenReference = async (services: WithdrawalServices, referenceStrea
  */
 export const createWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
   if (input.externalUserId !== undefined) checkExternalUserId(input.externalUserId);
-  const { chain, token } = checkChainAndToken(await loadChainSettings(services.db, services.availability, caller.orgId), input.chainId, input.tokenId);
+  // the organization's own stream, read once: its chain and token switches (fresher than the read
+  // model, and one query less per request) and, below, its members and signers
+  const organization = await loadOrganization(services, caller.orgId);
+  const settings = { availability: services.availability, disabledChainIds: organization.disabledChainIds, disabledTokenIds: organization.disabledTokenIds };
+  const { chain, token } = checkChainAndToken(settings, input.chainId, input.tokenId);
   const amount = parseAmount(input.amount);
   checkRecipient(chain, input.recipient);
   const gateway = services.gateways(chain.id);
@@ -105,7 +109,6 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
   }
   if (chain.family === 'xrp') await checkXrpReserve(chain, gateway, await xrpOrganizationAddress(services.db, caller.orgId, chain.id), input.recipient, amount);
 
-  const organization = await loadOrganization(services, caller.orgId);
   userOf(organization, caller.userId);
   const id = randomUUID();
   const referenceStream = streams.withdrawalReference(caller.orgId, input.reference);
