@@ -1,32 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
-import { getOrCreateDepositAccount } from '../../src/application/deposit-accounts.js';
-import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
-import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
-import { bootstrapOrganization } from '../../src/application/organizations.js';
+import type { OrganizationWallets } from '../../src/application/organization-wallets.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
 import { advanceSweep, type SweepServices } from '../../src/application/sweeps.js';
-import { createDepositAddressBook } from '../../src/chains/address-book.js';
-import { createDevnet, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
 import { canonicalAddress } from '../../src/chains/devnet/hashes.js';
 import { findChain } from '../../src/chains/registry.js';
 import { Sweeper, type SweeperOptions } from '../../src/chains/sweeper/index.js';
 import { findToken } from '../../src/chains/tokens.js';
-import { loadConfig } from '../../src/config/env.js';
 import { streams } from '../../src/domain/streams.js';
 import { sweepDecider } from '../../src/domain/sweep/decide.js';
-import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import type { Infrastructure } from '../../src/infrastructure.js';
 import { createLogger } from '../../src/log.js';
 import { BALANCES_PROJECTION } from '../../src/projections/balances.js';
 import { allProjections } from '../../src/projections/registry.js';
-import { ProjectionRunner } from '../../src/projections/runner.js';
 import { SWEEP_QUEUE_PROJECTION } from '../../src/projections/sweep-queue.js';
 import { SWEEPS_PROJECTION } from '../../src/projections/sweeps.js';
-import { createTestDatabase } from '../support/database.js';
+import { startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
 const ETHEREUM = 'eip155:1';
 const POLYGON = 'eip155:137';
@@ -41,49 +31,26 @@ const GWEI = 1_000_000_000n;
  * chain's. Blocks are mined only by the test.
  */
 describe('sweeps', () => {
+  let fixture: ChainWorkerFixture;
   let infrastructure: Infrastructure;
   let devnet: Devnet;
   let wallets: OrganizationWallets;
-  let runners: ProjectionRunner[];
   let orgId: string;
   let now = new Date('2026-11-22T10:00:00.000Z');
   const clock = () => now;
+  /** what the sweepers say, to assert on; every other part is silent */
   const logLines: string[] = [];
   const logger = createLogger('debug', {}, (line) => logLines.push(line));
-  const meta = { actor: 'test' };
-  let users = 0;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('sweeps');
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-sweeps-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: '3600000' });
-    infrastructure = await connectInfrastructure(database.config, config, createLogger('silent'), 'test', async () => {
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    });
-    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger: createLogger('silent') });
-    wallets = createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer! });
-    runners = allProjections().map((projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger: createLogger('silent') }));
-    runners.forEach((runner) => runner.start());
-    const services = { store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false };
-    orgId = (await bootstrapOrganization(services, { name: 'Acme', usernames: ['alice'] }, meta)).organization.id;
+    fixture = await startChainWorkerFixture('sweeps', { clock, projections: 'running' });
+    ({ infrastructure, devnet, wallets, orgId } = fixture);
   });
   afterAll(async () => {
-    await Promise.all(runners.map((runner) => runner.stop()));
-    await infrastructure.close();
+    await fixture?.stop();
   });
 
-  const sweepServices = (chainId: string, faults?: SweepServices['faults']): SweepServices => ({
-    chain: findChain(chainId)!,
-    gateway: devnet.gateway(chainId),
-    signer: infrastructure.signer!,
-    wallets,
-    store: infrastructure.store,
-    clock,
-    db: infrastructure.db,
-    logger,
-    ...(faults ? { faults } : {}),
-  });
+  const sweepServices = (chainId: string, faults?: SweepServices['faults']): SweepServices => fixture.workerServices(chainId, { logger, ...(faults ? { faults } : {}) });
   const sweeper = (chainId: string, options: Partial<SweeperOptions> = {}) =>
     new Sweeper({ services: sweepServices(chainId), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50, ...options });
 
@@ -97,20 +64,11 @@ describe('sweeps', () => {
     }
   };
 
-  /** a new user's deposit address on the chain, a transfer to it on the devnet, recorded, confirmed and credited */
+  /** a new user's deposit address on the chain, a transfer to it on the devnet, recorded, confirmed (no block mined) and credited */
   const deposit = async (chainId: string, asset: string, amount: bigint) => {
-    const externalUserId = `user-${++users}`;
-    const addresses = createDepositAddressBook(infrastructure.signer!);
-    const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses }, { orgId, chainId, externalUserId }, meta);
-    const address = account.properties.address;
-    const { txHash, blockNumber } = await devnet.controls(chainId).deposit({ toAddress: address, asset, amount });
-    const [transfer] = (await devnet.gateway(chainId).transfersInBlock(blockNumber, new Set([address]))).filter((found) => found.txHash === txHash);
-    const services = { store: infrastructure.store, clock };
-    await recordDeposit(services, { ...transfer!, chainId }, { orgId, externalUserId, accountChainId: chainId }, meta);
-    const ref = { chainId, txHash: transfer!.txHash, index: transfer!.index };
-    await confirmDeposit(services, ref, findChain(chainId)!.properties.confirmations, meta);
+    const credited = await fixture.credit(chainId, asset, amount, { mineConfirmations: false });
     await settled();
-    return { ref, address };
+    return credited;
   };
 
   const sweepRow = async (ref: { chainId: string; txHash: string; index: number }) => {
@@ -123,7 +81,7 @@ describe('sweeps', () => {
       .where('output_index', '=', ref.index)
       .executeTakeFirst();
   };
-  const mineConfirmations = (chainId: string) => devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
+  const mineConfirmations = (chainId: string) => fixture.mineConfirmations(chainId);
   const sentBy = async (chainId: string, address: string) =>
     devnetDb(infrastructure.db)
       .selectFrom('devnet_transactions')

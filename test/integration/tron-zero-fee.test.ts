@@ -1,32 +1,16 @@
-import ecc from '@bitcoinerlab/secp256k1';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAggregate } from '../../src/application/command-handler.js';
-import { getOrCreateDepositAccount } from '../../src/application/deposit-accounts.js';
-import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
-import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
-import { bootstrapOrganization } from '../../src/application/organizations.js';
-import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
-import { createWithdrawal } from '../../src/application/withdrawals.js';
-import { createDepositAddressBook } from '../../src/chains/address-book.js';
-import { chainAvailability } from '../../src/chains/availability.js';
-import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
+import type { OrganizationWallets } from '../../src/application/organization-wallets.js';
+import { advanceWithdrawal } from '../../src/application/withdrawal-processing.js';
+import type { Devnet } from '../../src/chains/devnet/index.js';
 import { TRON_NATIVE_TRANSFER_FEE_SUN, TRON_TOKEN_TRANSFER_FEE_SUN } from '../../src/chains/devnet/fees.js';
-import { addressCodecs } from '../../src/chains/families.js';
 import type { ChainGateway, FeeEstimate } from '../../src/chains/gateway.js';
 import { findChain } from '../../src/chains/registry.js';
 import { prepareGasTopUp } from '../../src/chains/sweeper/top-up.js';
 import { findToken, nativeToken } from '../../src/chains/tokens.js';
 import { tronTransferCost, type TronPrices } from '../../src/chains/tron/resource-fees.js';
-import { loadConfig } from '../../src/config/env.js';
 import { streams } from '../../src/domain/streams.js';
-import { withdrawalDecider } from '../../src/domain/withdrawal/decide.js';
-import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
-import { createLogger } from '../../src/log.js';
-import { createTestDatabase } from '../support/database.js';
+import type { Infrastructure } from '../../src/infrastructure.js';
+import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
 const TRON = 'tron:0x00000000000000000000000000000000';
 const USDT = findToken(`${TRON}/trc20:TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t`)!;
@@ -45,33 +29,18 @@ const TRC20_ENERGY = 64_285n;
  * mining (it has no bandwidth), so the settlement wallet holds that much TRX beside the amount.
  */
 describe('Tron: a zero fee estimate needs no gas top-up', () => {
+  let fixture: ChainWorkerFixture;
   let infrastructure: Infrastructure;
   let devnet: Devnet;
   let wallets: OrganizationWallets;
   let orgId: string;
-  let userId: string;
-  const now = new Date('2026-11-22T10:00:00.000Z');
-  const clock = () => now;
-  const logger = createLogger('silent');
-  const meta = { actor: 'test' };
-  let references = 0;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('tron_zero_fee');
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-tron-zero-fee-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: '3600000' });
-    infrastructure = await connectInfrastructure(database.config, config, logger, 'test', async () => {
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    });
-    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger });
-    wallets = createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer! });
-    const bootstrapped = await bootstrapOrganization({ store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false }, { name: 'Acme', usernames: ['alice'] }, meta);
-    orgId = bootstrapped.organization.id;
-    userId = bootstrapped.users[0]!.id;
+    fixture = await startChainWorkerFixture('tron_zero_fee', { projections: 'none' });
+    ({ infrastructure, devnet, wallets, orgId } = fixture);
   });
   afterAll(async () => {
-    await infrastructure.close();
+    await fixture?.stop();
   });
 
   /** the devnet's Tron chain, estimating as the node gateway does for a sender with these resources */
@@ -86,45 +55,20 @@ describe('Tron: a zero fee estimate needs no gas top-up', () => {
       },
     };
   };
-  const services = (): WithdrawalProcessingServices => ({
-    chain: findChain(TRON)!,
-    gateway: freeResourcesGateway(),
-    signer: infrastructure.signer!,
-    wallets,
-    store: infrastructure.store,
-    clock,
-    db: infrastructure.db,
-    logger,
-  });
-  const externalAddress = () => {
-    let publicKey: Uint8Array | null = null;
-    while (!publicKey) publicKey = ecc.pointFromScalar(randomBytes(32), true);
-    return addressCodecs.tron.addressFromPublicKey(publicKey, 'mainnet');
-  };
+  const services = () => fixture.workerServices(TRON, { gateway: freeResourcesGateway() });
   /** the organization's ledger credited by a confirmed deposit */
   const credit = async (asset: string, amount: bigint) => {
-    const externalUserId = `user-${++references}`;
-    const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses: createDepositAddressBook(infrastructure.signer!) }, { orgId, chainId: TRON, externalUserId }, meta);
-    const { txHash, blockNumber } = await devnet.controls(TRON).deposit({ toAddress: account.properties.address, asset, amount, destinationTag: null });
-    const [transfer] = (await devnet.gateway(TRON).transfersInBlock(blockNumber, new Set([account.properties.address]))).filter((found) => found.txHash === txHash);
-    await recordDeposit({ store: infrastructure.store, clock }, { ...transfer!, chainId: TRON }, { orgId, externalUserId, accountChainId: TRON }, meta);
-    await devnet.controls(TRON).mine(findChain(TRON)!.properties.confirmations);
-    await confirmDeposit({ store: infrastructure.store, clock }, { chainId: TRON, txHash: transfer!.txHash, index: transfer!.index }, findChain(TRON)!.properties.confirmations, meta);
+    await fixture.credit(TRON, asset, amount);
   };
   const withdraw = (tokenId: string, amount: bigint, recipient: string) =>
-    createWithdrawal(
-      { store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false, availability: chainAvailability({ isProduction: false }), gateways: () => freeResourcesGateway(), wallets },
-      { orgId, userId },
-      { chainId: TRON, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}` },
-      meta,
-    );
+    fixture.withdraw({ chainId: TRON, tokenId, amount, recipient }, { gateways: () => freeResourcesGateway() });
   const runToCompletion = async (id: string) => {
     for (let pass = 0; ; pass++) {
-      const { state } = await loadAggregate(infrastructure.store, streams.withdrawal(id), withdrawalDecider);
+      const state = await fixture.withdrawal(id);
       if (state.status === 'Completed' || state.status === 'Failed') return state;
       if (pass > 8) throw new Error(`not finished: ${JSON.stringify(state)}`);
       await advanceWithdrawal(services(), id);
-      await devnet.controls(TRON).mine(findChain(TRON)!.properties.confirmations);
+      await fixture.mineConfirmations(TRON);
     }
   };
 
@@ -136,7 +80,7 @@ describe('Tron: a zero fee estimate needs no gas top-up', () => {
   it('a gas top-up of nothing is refused before anything is signed', async () => {
     const { gasAddress, settlementAddress, index } = await wallets.walletsOf(orgId, TRON);
     await expect(
-      prepareGasTopUp(infrastructure.signer!, freeResourcesGateway(), { chain: findChain(TRON)!, walletIndex: index, gasAddress: gasAddress!, to: settlementAddress, shortfall: 0n, gasWalletBusy: false, now }),
+      prepareGasTopUp(infrastructure.signer!, freeResourcesGateway(), { chain: findChain(TRON)!, walletIndex: index, gasAddress: gasAddress!, to: settlementAddress, shortfall: 0n, gasWalletBusy: false, now: fixture.clock() }),
     ).rejects.toThrow(RangeError);
   });
 
@@ -146,7 +90,7 @@ describe('Tron: a zero fee estimate needs no gas top-up', () => {
     const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, TRON);
     await devnet.controls(TRON).deposit({ toAddress: settlementAddress, asset: 'native', amount: 20_000_000n + TRON_NATIVE_TRANSFER_FEE_SUN, destinationTag: null });
     expect(await devnet.gateway(TRON).balance(gasAddress!, 'native')).toBe(0n);
-    const recipient = externalAddress();
+    const recipient = externalAddress(TRON);
 
     const created = await withdraw(trx.id, 20_000_000n, recipient);
     expect(created.status).toBe('Pending');
@@ -161,7 +105,7 @@ describe('Tron: a zero fee estimate needs no gas top-up', () => {
     const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, TRON);
     await devnet.controls(TRON).deposit({ toAddress: settlementAddress, asset: USDT.address, amount: 30_000_000n, destinationTag: null });
     await devnet.controls(TRON).deposit({ toAddress: settlementAddress, asset: 'native', amount: TRON_TOKEN_TRANSFER_FEE_SUN, destinationTag: null });
-    const recipient = externalAddress();
+    const recipient = externalAddress(TRON);
 
     const created = await withdraw(USDT.id, 12_000_000n, recipient);
     const completed = await runToCompletion(created.id);

@@ -1,34 +1,14 @@
-import ecc from '@bitcoinerlab/secp256k1';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
-import { getOrCreateDepositAccount } from '../../src/application/deposit-accounts.js';
-import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
-import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
-import { bootstrapOrganization } from '../../src/application/organizations.js';
+import type { OrganizationWallets } from '../../src/application/organization-wallets.js';
 import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
-import { createWithdrawal, type WithdrawalServices } from '../../src/application/withdrawals.js';
-import { createDepositAddressBook } from '../../src/chains/address-book.js';
-import { chainAvailability } from '../../src/chains/availability.js';
-import { createDevnet, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
 import { BITCOIN_FEE_RATE_SAT_PER_VBYTE, XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
-import { addressCodecs } from '../../src/chains/families.js';
 import { p2wpkhVirtualSize } from '../../src/chains/processor/planning.js';
-import { WithdrawalProcessor } from '../../src/chains/processor/index.js';
-import { findChain } from '../../src/chains/registry.js';
 import { findToken, nativeToken } from '../../src/chains/tokens.js';
-import { loadConfig } from '../../src/config/env.js';
-import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';
-import { withdrawalDecider } from '../../src/domain/withdrawal/decide.js';
-import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
-import { createLogger } from '../../src/log.js';
-import { allProjections } from '../../src/projections/registry.js';
-import { ProjectionRunner } from '../../src/projections/runner.js';
-import { createTestDatabase } from '../support/database.js';
+import type { Infrastructure } from '../../src/infrastructure.js';
+import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 import { gasTopUpDecider } from '../../src/chains/processor/gas-top-up.js';
 import { BroadcastRejectedError, type ChainGateway } from '../../src/chains/gateway.js';
 
@@ -38,102 +18,36 @@ const XRP = 'xrpl:mainnet';
 const USDT = findToken('eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7')!;
 const GWEI = 1_000_000_000n;
 
-const externalAddress = (chainId: string) => {
-  const chain = findChain(chainId)!;
-  let publicKey: Uint8Array | null = null;
-  while (!publicKey) publicKey = ecc.pointFromScalar(randomBytes(32), true);
-  return addressCodecs[chain.family].addressFromPublicKey(publicKey, chain.network);
-};
-
 /**
  * The processor over the real application functions and the devnet: deposits are real transfers,
  * credited through the deposit functions; withdrawals are created with createWithdrawal; blocks are
  * mined only by the test, so every state in between is seen.
  */
 describe('withdrawal processor', () => {
+  let fixture: ChainWorkerFixture;
   let infrastructure: Infrastructure;
   let devnet: Devnet;
   let wallets: OrganizationWallets;
-  let runners: ProjectionRunner[];
   let orgId: string;
-  let userId: string;
-  const now = new Date('2026-11-22T10:00:00.000Z');
-  const clock = () => now;
-  const logger = createLogger('silent');
-  const meta = { actor: 'test' };
-  let users = 0;
-  let references = 0;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('withdrawal_processor');
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-withdrawals-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: '3600000' });
-    infrastructure = await connectInfrastructure(database.config, config, createLogger('silent'), 'test', async () => {
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    });
-    devnet = createDevnet({ db: infrastructure.db, clock, blockTimeMs: 3_600_000, logger });
-    wallets = createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer! });
-    runners = allProjections().map((projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }));
-    for (const runner of runners) await runner.catchUp();
-    runners.forEach((runner) => runner.start());
-    const services = { store: infrastructure.store, db: infrastructure.db, keyring: infrastructure.keyring, clock, isProduction: false };
-    const bootstrapped = await bootstrapOrganization(services, { name: 'Acme', usernames: ['alice'] }, meta);
-    orgId = bootstrapped.organization.id;
-    userId = bootstrapped.users[0]!.id;
-    for (const runner of runners) await runner.catchUp();
+    fixture = await startChainWorkerFixture('withdrawal_processor', { projections: 'caught-up' });
+    ({ infrastructure, devnet, wallets, orgId } = fixture);
   });
   afterAll(async () => {
-    await Promise.all(runners.map((runner) => runner.stop()));
-    await infrastructure.close();
+    await fixture?.stop();
   });
 
-  const processing = (chainId: string, faults?: WithdrawalProcessingServices['faults'], overrides: Partial<WithdrawalProcessingServices> = {}): WithdrawalProcessingServices => ({
-    chain: findChain(chainId)!,
-    gateway: devnet.gateway(chainId),
-    signer: infrastructure.signer!,
-    wallets,
-    store: infrastructure.store,
-    clock,
-    db: infrastructure.db,
-    logger,
-    ...(faults ? { faults } : {}),
-    ...overrides,
-  });
-  const processor = (chainId: string, overrides: Partial<WithdrawalProcessingServices> = {}) =>
-    new WithdrawalProcessor({ services: processing(chainId, undefined, overrides), database: infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50 });
-  const withdrawalServices = (): WithdrawalServices => ({
-    store: infrastructure.store,
-    db: infrastructure.db,
-    keyring: infrastructure.keyring,
-    clock,
-    isProduction: false,
-    availability: chainAvailability({ isProduction: false }),
-    gateways: (chainId) => devnet.gateway(chainId),
-    wallets,
-  });
-  const withdraw = (chainId: string, tokenId: string, amount: bigint, recipient: string, memo?: string) =>
-    createWithdrawal(withdrawalServices(), { orgId, userId }, { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) }, meta);
+  const processing = (chainId: string, faults?: WithdrawalProcessingServices['faults'], overrides: Partial<WithdrawalProcessingServices> = {}) =>
+    fixture.workerServices(chainId, { ...(faults ? { faults } : {}), ...overrides });
+  const processor = (chainId: string, overrides: Partial<WithdrawalProcessingServices> = {}) => fixture.withdrawalProcessor(chainId, overrides);
+  const withdraw = (chainId: string, tokenId: string, amount: bigint, recipient: string, memo?: string) => fixture.withdraw({ chainId, tokenId, amount, recipient, memo });
 
   /** a new user's deposit account on the chain, a transfer to it on the devnet, recorded, confirmed and credited */
-  const deposit = async (chainId: string, asset: string, amount: bigint) => {
-    const externalUserId = `user-${++users}`;
-    const addresses = createDepositAddressBook(infrastructure.signer!);
-    const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses }, { orgId, chainId, externalUserId }, meta);
-    const address = account.properties.address;
-    const tag = 'destinationTag' in account.properties ? Number(account.properties.destinationTag) : null;
-    const { txHash, blockNumber } = await devnet.controls(chainId).deposit({ toAddress: address, asset, amount, destinationTag: tag });
-    const [transfer] = (await devnet.gateway(chainId).transfersInBlock(blockNumber, new Set([address]))).filter((found) => found.txHash === txHash);
-    const services = { store: infrastructure.store, clock };
-    await recordDeposit(services, { ...transfer!, chainId }, { orgId, externalUserId, accountChainId: chainId }, meta);
-    const ref = { chainId, txHash: transfer!.txHash, index: transfer!.index };
-    await devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
-    await confirmDeposit(services, ref, findChain(chainId)!.properties.confirmations, meta);
-    return { address };
-  };
-  const ledger = async (tokenId: string) => (await loadAggregate(infrastructure.store, streams.ledger(orgId, tokenId), ledgerDecider)).state;
-  const withdrawal = async (id: string) => (await loadAggregate(infrastructure.store, streams.withdrawal(id), withdrawalDecider)).state;
-  const mineConfirmations = (chainId: string) => devnet.controls(chainId).mine(findChain(chainId)!.properties.confirmations);
+  const deposit = (chainId: string, asset: string, amount: bigint) => fixture.credit(chainId, asset, amount);
+  const ledger = (tokenId: string) => fixture.ledger(tokenId);
+  const withdrawal = (id: string) => fixture.withdrawal(id);
+  const mineConfirmations = (chainId: string) => fixture.mineConfirmations(chainId);
   /** every transfer to the address the chain ever accepted (mined or in the mempool) */
   const transfersTo = (chainId: string, recipient: string) =>
     devnetDb(infrastructure.db).selectFrom('devnet_transfers').select(['tx_hash', 'amount']).where('chain_id', '=', chainId).where('to_address', '=', recipient).execute();
