@@ -1,16 +1,17 @@
 /**
  * Projection and webhook benchmark on a throwaway embedded PostgreSQL (default durability):
  * appends N synthetic withdrawal lifecycles (six events each, shaped as the application appends
- * them), then times
- *   (a) live catch-up of the withdrawals, balances and audit-streams projections, side by side
- *       (each a ProjectionRunner, as the service runs them);
+ * them) and M deposit lifecycles (account created, deposit detected then confirmed with its ledger
+ * events: five events each, decided by the real deciders), then times
+ *   (a) live catch-up of the withdrawals, balances, audit-streams, accounts, deposits and sweepQueue
+ *       projections, side by side (each a ProjectionRunner, as the service runs them);
  *   (b) rebuildProjection of each, one after the other;
  *   (c) the real webhook dispatcher sending the outbox those projections filled (capped at
  *       BENCH_WEBHOOKS deliveries) to a local keep-alive HTTP receiver.
  * Prints figures only; nothing asserts timing.
  *
  *   npm run bench:projections
- *   BENCH_WITHDRAWALS=5000 BENCH_WEBHOOKS=5000 npm run bench:projections
+ *   BENCH_WITHDRAWALS=5000 BENCH_DEPOSITS=5000 BENCH_WEBHOOKS=5000 npm run bench:projections
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -24,25 +25,30 @@ import { createPool } from '../src/db/pool.js';
 import { eventStoreMigrations } from '../src/eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgres-event-store.js';
 import { createLogger } from '../src/log.js';
+import { accountsProjection } from '../src/projections/accounts.js';
 import { auditStreamsProjection } from '../src/projections/audit-streams.js';
 import { balancesProjection } from '../src/projections/balances.js';
 import { rebuildProjection } from '../src/projections/checkpoint.js';
+import { depositsProjection } from '../src/projections/deposits.js';
 import { readModelMigrations } from '../src/projections/migrations/index.js';
 import type { Projection } from '../src/projections/projection.js';
 import { ProjectionRunner } from '../src/projections/runner.js';
+import { sweepQueueProjection } from '../src/projections/sweep-queue.js';
 import { withdrawalsProjection } from '../src/projections/withdrawals.js';
 import { encryptSecret, secretPurpose } from '../src/security/secret-box.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { formatTable, num } from './lib/table.js';
 import { startTempPostgres } from './lib/temp-postgres.js';
+import { depositLifecycles } from './lib/deposit-lifecycles.js';
 import { withdrawalLifecycles } from './lib/withdrawal-lifecycles.js';
 
 const WITHDRAWALS = Number(process.env.BENCH_WITHDRAWALS ?? 20_000);
+const DEPOSITS = Number(process.env.BENCH_DEPOSITS ?? 20_000);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20_000);
 const WRITERS = 16;
 const ORGANIZATIONS = 4;
-const PROJECTIONS: Projection[] = [withdrawalsProjection, balancesProjection, auditStreamsProjection];
+const PROJECTIONS: Projection[] = [withdrawalsProjection, balancesProjection, auditStreamsProjection, accountsProjection, depositsProjection, sweepQueueProjection];
 
 const progress = (message: string) => console.error(`· ${message}`);
 const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
@@ -100,16 +106,28 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
       }
     }),
   );
+  const deposits = depositLifecycles({ orgIds, tokenId: token.id, chainId: token.chainId, start: new Date('2026-11-22T12:00:00Z') });
+  progress(`appending ${num(DEPOSITS)} deposit lifecycles (${num(DEPOSITS * 5)} events) from ${WRITERS} writers`);
+  let nextDeposit = 0;
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (nextDeposit < DEPOSITS) {
+        for (const step of deposits.lifecycle(nextDeposit++)) await store.appendMany(step);
+        lifecycle.checkpoint();
+      }
+    }),
+  );
 
   const rows: string[][] = [];
   const countOf = async (projection: Projection) => {
     const { rows: counted } = await sql<{ count: string }>`
-      select count(*) as count from eventstore.events where category = any(${projection.filter?.categories ?? []})`.execute(db);
+      select count(*) as count from eventstore.events
+      where category = any(${projection.filter?.categories ?? []}) and (${projection.filter?.types ?? null}::text[] is null or type = any(${projection.filter?.types ?? []}))`.execute(db);
     return Number(counted[0]!.count);
   };
   const counts = new Map(await Promise.all(PROJECTIONS.map(async (projection) => [projection.name, await countOf(projection)] as const)));
 
-  progress('(a) live catch-up of withdrawals, balances, audit-streams, side by side');
+  progress(`(a) live catch-up of ${PROJECTIONS.map((projection) => projection.name).join(', ')}, side by side`);
   const catchUpStarted = performance.now();
   const perProjection = await Promise.all(
     PROJECTIONS.map(async (projection) => {
@@ -125,7 +143,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
     const count = counts.get(projection.name)!;
     rows.push([`catch-up ${projection.name}`, num(count), elapsed.toFixed(2), num(Math.round(count / elapsed))]);
   }
-  rows.push(['catch-up, all three (wall)', num(total), catchUpElapsed.toFixed(2), num(Math.round(total / catchUpElapsed))]);
+  rows.push(['catch-up, all side by side (wall)', num(total), catchUpElapsed.toFixed(2), num(Math.round(total / catchUpElapsed))]);
   lifecycle.checkpoint();
 
   progress('(b) rebuildProjection of each');
@@ -169,7 +187,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const delivered = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll().as('count')).where('status', '=', 'delivered').executeTakeFirstOrThrow();
   rows.push([`webhooks sent (${num(Number(delivered.count))} recorded delivered)`, num(deliveries), dispatchElapsed.toFixed(2), num(Math.round(deliveries / dispatchElapsed))]);
 
-  console.log(`\nprojections and webhooks — ${num(WITHDRAWALS)} withdrawals, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}\n`);
+  console.log(`\nprojections and webhooks — ${num(WITHDRAWALS)} withdrawals, ${num(DEPOSITS)} deposits, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}\n`);
   console.log(formatTable([{ header: 'figure' }, { header: 'events / deliveries', align: 'right' }, { header: 'seconds', align: 'right' }, { header: 'per second', align: 'right' }], rows));
 };
 

@@ -1,6 +1,9 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
 import type { AccountEvent } from '../domain/account/account.js';
 import { streamCategories } from '../domain/streams.js';
-import { enqueueWebhook, webhookDedupeKey } from '../webhooks/outbox.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import { enqueueWebhooks, webhookDedupeKey } from '../webhooks/outbox.js';
 import type { Projection } from './projection.js';
 
 export const ACCOUNTS_PROJECTION = 'accounts';
@@ -15,34 +18,49 @@ export const accountCreatedPayload = (data: AccountEvent['data']) => ({
   createdAt: data.createdAt,
 });
 
+const rowOf = (recorded: RecordedEvent, data: AccountEvent['data']) => {
+  const createdAt = new Date(data.createdAt);
+  return {
+    seq: recorded.position.toString(),
+    org_deposit_account_id: data.orgDepositAccountId,
+    org_id: data.orgId,
+    chain_id: data.chainId,
+    external_user_id: data.externalUserId,
+    address: data.properties.address,
+    destination_tag: 'destinationTag' in data.properties ? data.properties.destinationTag : null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+};
+
+/** One insert and one outbox insert per batch, in event order (a second account for a key fails on its constraint, as before). */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const created = batch.map((recorded) => ({ recorded, data: recorded.data as AccountEvent['data'] }));
+  const rows = created.map(({ recorded, data }) => rowOf(recorded, data));
+  const column = <Key extends keyof (typeof rows)[number]>(key: Key) => rows.map((row) => row[key]);
+  await sql`
+    insert into accounts (seq, org_deposit_account_id, org_id, chain_id, external_user_id, address, destination_tag, created_at, updated_at)
+    select * from unnest(${column('seq')}::bigint[], ${column('org_deposit_account_id')}::text[], ${column('org_id')}::text[], ${column('chain_id')}::text[],
+                         ${column('external_user_id')}::text[], ${column('address')}::text[], ${column('destination_tag')}::text[],
+                         ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
+  `.execute(trx);
+  await enqueueWebhooks(
+    trx,
+    created.map(({ recorded, data }) => ({
+      orgId: data.orgId,
+      type: 'account.created',
+      payload: accountCreatedPayload(data),
+      timestamp: new Date(data.createdAt),
+      dedupeKey: webhookDedupeKey(data.orgId, 'account.created', recorded.id),
+    })),
+  );
+};
+
 /** Deposit accounts for GET /accounts and deposit matching; sends account.created. */
 export const accountsProjection: Projection = {
   name: ACCOUNTS_PROJECTION,
   filter: { categories: [streamCategories.account], types: ['AccountCreated'] },
   tables: ['accounts'],
-  handle: async (trx, recorded) => {
-    const { data } = { type: recorded.type, data: recorded.data } as AccountEvent;
-    const createdAt = new Date(data.createdAt);
-    await trx
-      .insertInto('accounts')
-      .values({
-        seq: recorded.position.toString(),
-        org_deposit_account_id: data.orgDepositAccountId,
-        org_id: data.orgId,
-        chain_id: data.chainId,
-        external_user_id: data.externalUserId,
-        address: data.properties.address,
-        destination_tag: 'destinationTag' in data.properties ? data.properties.destinationTag : null,
-        created_at: createdAt,
-        updated_at: createdAt,
-      })
-      .execute();
-    await enqueueWebhook(trx, {
-      orgId: data.orgId,
-      type: 'account.created',
-      payload: accountCreatedPayload(data),
-      timestamp: createdAt,
-      dedupeKey: webhookDedupeKey(data.orgId, 'account.created', recorded.id),
-    });
-  },
+  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handleBatch,
 };

@@ -1,10 +1,10 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { tokenSummaryOf } from '../chains/tokens.js';
 import type { Database } from '../db/database.js';
-import type { DepositEvent } from '../domain/deposit/deposit.js';
+import type { DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhook, webhookDedupeKey } from '../webhooks/outbox.js';
+import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import type { Projection } from './projection.js';
 
 export const DEPOSITS_PROJECTION = 'deposits';
@@ -34,13 +34,17 @@ export const depositWebhookPayload = (row: DepositRow, confirmations: number) =>
   Token: tokenSummaryOf(row.token_id),
 });
 
-const byRef = (data: { chainId: string; txHash: string; index: number }) =>
-  ({ chain_id: data.chainId, tx_hash: data.txHash, output_index: data.index }) as const;
+const keyOf = ({ chainId, txHash, index }: DepositRef) => JSON.stringify([chainId, txHash, index]);
 
-const detected = async (trx: Transaction<Database>, recorded: RecordedEvent, data: Extract<DepositEvent, { type: 'DepositDetected' }>['data']) => {
+const nameOf = ({ chainId, txHash, index }: DepositRef) => `deposit ${chainId} ${txHash}#${index}`;
+
+/** The row a detection inserts. */
+const detectedRow = (recorded: RecordedEvent, data: Extract<DepositEvent, { type: 'DepositDetected' }>['data']) => {
   const at = new Date(data.detectedAt);
-  const row = {
-    ...byRef(data),
+  return {
+    chain_id: data.chainId,
+    tx_hash: data.txHash,
+    output_index: data.index,
     seq: recorded.position.toString(),
     org_id: data.orgId,
     external_user_id: data.externalUserId,
@@ -58,36 +62,142 @@ const detected = async (trx: Transaction<Database>, recorded: RecordedEvent, dat
     created_at: at,
     updated_at: at,
   };
-  await trx.insertInto('deposits').values(row).execute();
-  // only deposits that will be credited are announced: the others never reach a balance
-  if (data.credit !== 'credit' || data.orgId === null) return;
-  await enqueueWebhook(trx, {
-    orgId: data.orgId,
-    type: 'deposit.detected',
-    payload: depositWebhookPayload(row, 0),
-    timestamp: at,
-    dedupeKey: webhookDedupeKey(data.orgId, 'deposit.detected', recorded.id),
-  });
 };
 
-const confirmed = async (trx: Transaction<Database>, recorded: RecordedEvent, data: Extract<DepositEvent, { type: 'DepositConfirmed' }>['data']) => {
-  const at = new Date(data.confirmedAt);
-  const row = await trx
-    .updateTable('deposits')
-    .set({ confirmations: data.confirmations, confirmed: true, updated_at: at })
-    .where('chain_id', '=', data.chainId)
-    .where('tx_hash', '=', data.txHash)
-    .where('output_index', '=', data.index)
-    .returningAll()
-    .executeTakeFirstOrThrow(() => new Error(`deposit ${data.chainId} ${data.txHash}#${data.index} confirmed but never detected`));
-  if (!data.credited || row.org_id === null) return;
-  await enqueueWebhook(trx, {
-    orgId: row.org_id,
-    type: 'deposit.confirmed',
-    payload: depositWebhookPayload(row, data.confirmations),
-    timestamp: at,
-    dedupeKey: webhookDedupeKey(row.org_id, 'deposit.confirmed', recorded.id),
+type InsertedRow = ReturnType<typeof detectedRow>;
+
+/** A row as the batch leaves it: the fields webhooks read, and the ones a confirmation changes. */
+interface Current {
+  row: DepositRow & { org_id: string | null; output_index: number };
+  confirmations: number;
+  confirmed: boolean;
+  updated_at: Date;
+  /** set when the row was detected in this batch: it is inserted whole */
+  inserted: InsertedRow | null;
+}
+
+/** One deposit through the batch: whether a row was stored before it, and the row it leaves (null: none). */
+interface Folded {
+  stored: boolean;
+  current: Current | null;
+}
+
+const loadStored = async (trx: Transaction<Database>, refs: DepositRef[]): Promise<Map<string, Folded>> => {
+  const { rows } = await sql<Current['row'] & { confirmations: number; confirmed: boolean; updated_at: Date }>`
+    select chain_id, tx_hash, output_index, org_id, token_id, amount, external_user_id, account_chain_id, sender_address, block_number,
+           confirmations, confirmed, updated_at
+    from deposits
+    where (chain_id, tx_hash, output_index) in (
+      select * from unnest(${refs.map((ref) => ref.chainId)}::text[], ${refs.map((ref) => ref.txHash)}::text[], ${refs.map((ref) => ref.index)}::int[]))
+    for update
+  `.execute(trx);
+  const folded = new Map<string, Folded>();
+  for (const { confirmations, confirmed, updated_at, ...row } of rows) {
+    folded.set(keyOf({ chainId: row.chain_id, txHash: row.tx_hash, index: row.output_index }), { stored: true, current: { row, confirmations, confirmed, updated_at, inserted: null } });
+  }
+  return folded;
+};
+
+const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
+  if (rows.length === 0) return;
+  const column = <Key extends keyof InsertedRow>(key: Key) => rows.map((row) => row[key]);
+  await sql`
+    insert into deposits (chain_id, tx_hash, output_index, seq, org_id, external_user_id, account_chain_id, token_id, amount, sender_address,
+                          to_address, destination_tag, block_number, block_hash, credit, confirmations, confirmed, created_at, updated_at)
+    select * from unnest(${column('chain_id')}::text[], ${column('tx_hash')}::text[], ${column('output_index')}::int[], ${column('seq')}::bigint[],
+                         ${column('org_id')}::text[], ${column('external_user_id')}::text[], ${column('account_chain_id')}::text[], ${column('token_id')}::text[],
+                         ${column('amount')}::numeric[], ${column('sender_address')}::text[], ${column('to_address')}::text[], ${column('destination_tag')}::bigint[],
+                         ${column('block_number')}::bigint[], ${column('block_hash')}::text[], ${column('credit')}::text[], ${column('confirmations')}::int[],
+                         ${column('confirmed')}::boolean[], ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
+  `.execute(trx);
+};
+
+/**
+ * The batch's writes in a constant number of statements: the stored rows it touches are read and
+ * locked at once, each deposit's events are folded in memory in event order (each webhook drawn from
+ * the row of that moment, as the per-event statements did), then the rows reverted or detected anew
+ * are deleted, the detected ones inserted and the confirmed ones updated, one statement each.
+ */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as DepositEvent }));
+  const refs = new Map(events.map(({ event }) => [keyOf(event.data), { chainId: event.data.chainId, txHash: event.data.txHash, index: event.data.index }]));
+  const folded = await loadStored(trx, [...refs.values()]);
+  const webhooks: WebhookToEnqueue[] = [];
+  for (const { recorded, event } of events) {
+    const key = keyOf(event.data);
+    const entry = folded.get(key) ?? { stored: false, current: null };
+    folded.set(key, entry);
+    switch (event.type) {
+      case 'DepositDetected': {
+        // a second detection of a present row fails, as its insert did on the primary key
+        if (entry.current) throw new Error(`${nameOf(event.data)} detected while its row is present`);
+        const inserted = detectedRow(recorded, event.data);
+        entry.current = { row: inserted, confirmations: 0, confirmed: false, updated_at: inserted.updated_at, inserted };
+        // only deposits that will be credited are announced: the others never reach a balance
+        if (event.data.credit !== 'credit' || event.data.orgId === null) break;
+        webhooks.push({
+          orgId: event.data.orgId,
+          type: 'deposit.detected',
+          payload: depositWebhookPayload(inserted, 0),
+          timestamp: inserted.created_at,
+          dedupeKey: webhookDedupeKey(event.data.orgId, 'deposit.detected', recorded.id),
+        });
+        break;
+      }
+      case 'DepositConfirmed': {
+        const current = entry.current;
+        if (!current) throw new Error(`${nameOf(event.data)} confirmed but never detected`);
+        const at = new Date(event.data.confirmedAt);
+        Object.assign(current, { confirmations: event.data.confirmations, confirmed: true, updated_at: at });
+        if (current.inserted) Object.assign(current.inserted, { confirmations: event.data.confirmations, confirmed: true, updated_at: at });
+        if (!event.data.credited || current.row.org_id === null) break;
+        webhooks.push({
+          orgId: current.row.org_id,
+          type: 'deposit.confirmed',
+          // the amount as the numeric column gives it back
+          payload: depositWebhookPayload({ ...current.row, amount: BigInt(current.row.amount).toString() }, event.data.confirmations),
+          timestamp: at,
+          dedupeKey: webhookDedupeKey(current.row.org_id, 'deposit.confirmed', recorded.id),
+        });
+        break;
+      }
+      case 'DepositReverted':
+        entry.current = null;
+        break;
+      default: {
+        const _never: never = event;
+      }
+    }
+  }
+  const deleted = [...refs].filter(([key]) => {
+    const { stored, current } = folded.get(key)!;
+    return stored && (current === null || current.inserted !== null);
   });
+  if (deleted.length > 0) {
+    await sql`
+      delete from deposits
+      where (chain_id, tx_hash, output_index) in (
+        select * from unnest(${deleted.map(([, ref]) => ref.chainId)}::text[], ${deleted.map(([, ref]) => ref.txHash)}::text[], ${deleted.map(([, ref]) => ref.index)}::int[]))
+    `.execute(trx);
+  }
+  await insertRows(
+    trx,
+    [...folded.values()].flatMap(({ current }) => (current?.inserted ? [current.inserted] : [])),
+  );
+  // a stored row still there and not detected anew was confirmed in the batch (nothing else keeps it)
+  const updated = [...folded.values()].flatMap(({ stored, current }) => (stored && current && current.inserted === null ? [current] : []));
+  if (updated.length > 0) {
+    await sql`
+      update deposits as row
+      set confirmations = change.confirmations, confirmed = change.confirmed, updated_at = change.updated_at
+      from unnest(${updated.map(({ row }) => row.chain_id)}::text[], ${updated.map(({ row }) => row.tx_hash)}::text[], ${updated.map(({ row }) => row.output_index)}::int[],
+                  ${updated.map((current) => current.confirmations)}::int[], ${updated.map((current) => current.confirmed)}::boolean[],
+                  ${updated.map((current) => current.updated_at)}::timestamptz[])
+           as change (chain_id, tx_hash, output_index, confirmations, confirmed, updated_at)
+      where (row.chain_id, row.tx_hash, row.output_index) = (change.chain_id, change.tx_hash, change.output_index)
+    `.execute(trx);
+  }
+  await enqueueWebhooks(trx, webhooks);
 };
 
 /**
@@ -99,24 +209,6 @@ export const depositsProjection: Projection = {
   name: DEPOSITS_PROJECTION,
   filter: { categories: [streamCategories.deposit] },
   tables: ['deposits'],
-  handle: async (trx, recorded) => {
-    const event = { type: recorded.type, data: recorded.data } as DepositEvent;
-    switch (event.type) {
-      case 'DepositDetected':
-        return detected(trx, recorded, event.data);
-      case 'DepositConfirmed':
-        return confirmed(trx, recorded, event.data);
-      case 'DepositReverted':
-        await trx
-          .deleteFrom('deposits')
-          .where('chain_id', '=', event.data.chainId)
-          .where('tx_hash', '=', event.data.txHash)
-          .where('output_index', '=', event.data.index)
-          .execute();
-        return;
-      default: {
-        const _never: never = event;
-      }
-    }
-  },
+  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handleBatch,
 };

@@ -1,6 +1,9 @@
+import { sql, type Transaction } from 'kysely';
 import { findChain } from '../chains/registry.js';
+import type { Database } from '../db/database.js';
 import type { DepositEvent } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';
+import type { RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const SWEEP_QUEUE_PROJECTION = 'sweepQueue';
@@ -9,6 +12,29 @@ export const SWEEP_QUEUE_PROJECTION = 'sweepQueue';
 export const isSweptChain = (chainId: string): boolean => {
   const family = findChain(chainId)?.family;
   return family === 'evm' || family === 'tron';
+};
+
+/** The batch's credited, swept deposits in one insert; a deposit already queued keeps its row (as each insert's DO NOTHING did). */
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+  const queued = new Map<string, { chainId: string; txHash: string; index: number; seq: string; at: Date }>();
+  for (const recorded of batch) {
+    const event = { type: recorded.type, data: recorded.data } as DepositEvent;
+    if (event.type !== 'DepositConfirmed' || !event.data.credited || !isSweptChain(event.data.chainId)) continue;
+    const { chainId, txHash, index, confirmedAt } = event.data;
+    const key = JSON.stringify([chainId, txHash, index]);
+    // the first confirmation in the batch wins, as the first of successive inserts did
+    if (!queued.has(key)) queued.set(key, { chainId, txHash, index, seq: recorded.position.toString(), at: new Date(confirmedAt) });
+  }
+  if (queued.size === 0) return;
+  const rows = [...queued.values()];
+  await sql`
+    insert into sweep_queue (chain_id, tx_hash, output_index, seq, queued_at, next_attempt_at, attempts, done_at)
+    select chain_id, tx_hash, output_index, seq, at, at, 0, null
+    from unnest(${rows.map((row) => row.chainId)}::text[], ${rows.map((row) => row.txHash)}::text[], ${rows.map((row) => row.index)}::int[],
+                ${rows.map((row) => row.seq)}::bigint[], ${rows.map((row) => row.at)}::timestamptz[])
+         as row (chain_id, tx_hash, output_index, seq, at)
+    on conflict (chain_id, tx_hash, output_index) do nothing
+  `.execute(trx);
 };
 
 /**
@@ -20,15 +46,6 @@ export const sweepQueueProjection: Projection = {
   name: SWEEP_QUEUE_PROJECTION,
   filter: { categories: [streamCategories.deposit], types: ['DepositConfirmed'] },
   tables: ['sweep_queue'],
-  handle: async (trx, recorded) => {
-    const event = { type: recorded.type, data: recorded.data } as DepositEvent;
-    if (event.type !== 'DepositConfirmed' || !event.data.credited || !isSweptChain(event.data.chainId)) return;
-    const { chainId, txHash, index, confirmedAt } = event.data;
-    const at = new Date(confirmedAt);
-    await trx
-      .insertInto('sweep_queue')
-      .values({ chain_id: chainId, tx_hash: txHash, output_index: index, seq: recorded.position.toString(), queued_at: at, next_attempt_at: at, attempts: 0, done_at: null })
-      .onConflict((conflict) => conflict.columns(['chain_id', 'tx_hash', 'output_index']).doNothing())
-      .execute();
-  },
+  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handleBatch,
 };
