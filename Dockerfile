@@ -28,4 +28,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # node is PID 1 here: the service handles SIGTERM/SIGINT itself (stop, finish in-flight work, checkpoint, exit 0).
-CMD ["node", "bin/ledgergate.mjs", "serve"]
+CMD ["node", "--max-old-space-size=256", "bin/ledgergate.mjs", "serve"]

@@ -8,6 +8,12 @@ import type { Lifecycle } from './lifecycle.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin', 'ledgergate.mjs');
 
+/** The node flags `npm start` runs the service with (its heap cap): the bench boots it the same way. */
+const startFlags = async (): Promise<string[]> => {
+  const { scripts } = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+};
+
 export interface BenchService {
   url: string;
   /** the service's node process (spawned directly, never through a shell: its /proc status is the service's) */
@@ -48,8 +54,9 @@ const waitForHealth = async (url: string, exited: () => string | null, timeoutMs
 
 /**
  * Boots `ledgergate serve` as its own process on a fresh DATA_DIR with the devnet on (development
- * mode), fast blocks and a rate limit the load cannot reach. BENCH_SERVICE_NODE_OPTIONS are node
- * flags put before the script (e.g. --cpu-prof, which NODE_OPTIONS does not accept). Teardown: SIGTERM, wait for the exit (it stops the embedded
+ * mode), fast blocks and a rate limit the load cannot reach, with the node flags of `npm start`.
+ * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
+ * NODE_OPTIONS does not accept). Teardown: SIGTERM, wait for the exit (it stops the embedded
  * PostgreSQL itself), then remove the directory.
  */
 export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<BenchService> => {
@@ -65,7 +72,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-  const nodeFlags = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   const child = spawn(process.execPath, [...nodeFlags, bin, 'serve'], {
     cwd: root,
     env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1' },

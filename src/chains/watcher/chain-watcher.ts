@@ -15,7 +15,7 @@ import { attribute, watchedAddresses } from './watch-set.js';
 import type { ChainDefinition } from '../chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
 import { logChainLag } from '../rpc/lag.js';
-import { inParallel } from './in-parallel.js';
+import { inParallel } from '../../workers/in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
 
