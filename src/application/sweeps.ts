@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ChainDefinition } from '../chains/chain.js';
-import { BroadcastRejectedError, type ChainGateway } from '../chains/gateway.js';
+import { BroadcastRejectedError, type BroadcastPurpose, type ChainGateway, type TransactionStatus } from '../chains/gateway.js';
 import type { Signer } from '../chains/signer/signer.js';
 import { signSweepTransfer } from '../chains/sweeper/transactions.js';
 import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
@@ -115,34 +115,44 @@ const spareNative = async (services: SweepServices, depositAddress: string): Pro
 
 export type Followed = { kind: 'sent' } | { kind: 'confirmed'; blockNumber: number; fee: bigint } | { kind: 'failed'; error: string };
 
+type FollowServices = Pick<SweepServices, 'gateway' | 'chain' | 'logger' | 'faults'>;
+
+/**
+ * Sends a recorded transaction's bytes (logged, then the crash-test hook): null when the node took
+ * them, the node's refusal otherwise. `purpose` tells a devnet whether its withdrawal faults apply.
+ */
+export const sendRecorded = async (
+  services: FollowServices,
+  transaction: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string },
+  purpose?: BroadcastPurpose,
+): Promise<string | null> => {
+  try {
+    await services.gateway.broadcast(transaction.raw, purpose ? { purpose } : undefined);
+  } catch (error) {
+    if (error instanceof BroadcastRejectedError) return error.message;
+    throw error;
+  }
+  services.logger.info('transaction broadcast', { chainId: services.chain.id, txHash: transaction.txHash, from: transaction.from, nonce: transaction.nonce });
+  await services.faults?.afterBroadcast?.(transaction.txHash);
+  return null;
+};
+
+/** A mined or failed transaction: confirmed only once it is as deep as the chain asks. */
+export const settledStatus = (chain: ChainDefinition, status: Extract<TransactionStatus, { status: 'confirmed' | 'failed' }>): Followed => {
+  if (status.status === 'failed') return { kind: 'failed', error: status.error };
+  return status.confirmations >= chain.properties.confirmations ? { kind: 'confirmed', blockNumber: status.blockNumber, fee: status.fee } : { kind: 'sent' };
+};
+
 /**
  * Where a recorded transaction stands; sends its recorded bytes when the node does not know them
  * (never broadcast because of a crash, or dropped by a reorg). Never signs anything new.
  */
-export const followSignedTransaction = async (
-  services: Pick<SweepServices, 'gateway' | 'chain' | 'logger' | 'faults'>,
-  step: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string },
-): Promise<Followed> => {
-  const { gateway, chain, logger } = services;
-  const status = await gateway.transactionStatus(step.txHash);
-  switch (status.status) {
-    case 'not_found':
-      try {
-        await gateway.broadcast(step.raw);
-      } catch (error) {
-        if (error instanceof BroadcastRejectedError) return { kind: 'failed', error: `the node refused the transaction: ${error.message}` };
-        throw error;
-      }
-      logger.info('transaction broadcast', { chainId: chain.id, txHash: step.txHash, from: step.from, nonce: step.nonce });
-      await services.faults?.afterBroadcast?.(step.txHash);
-      return { kind: 'sent' };
-    case 'pending':
-      return { kind: 'sent' };
-    case 'confirmed':
-      return status.confirmations >= chain.properties.confirmations ? { kind: 'confirmed', blockNumber: status.blockNumber, fee: status.fee } : { kind: 'sent' };
-    case 'failed':
-      return { kind: 'failed', error: status.error };
-  }
+export const followSignedTransaction = async (services: FollowServices, step: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string }): Promise<Followed> => {
+  const status = await services.gateway.transactionStatus(step.txHash);
+  if (status.status === 'pending') return { kind: 'sent' };
+  if (status.status !== 'not_found') return settledStatus(services.chain, status);
+  const refusal = await sendRecorded(services, step);
+  return refusal === null ? { kind: 'sent' } : { kind: 'failed', error: `the node refused the transaction: ${refusal}` };
 };
 
 /** The sweep confirmed: a native sweep's fee is charged to the organization's ledger in the same append. */

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type ClaimedDelivery } from './claims.js';
-import { OutcomeBatcher } from './outcome-batcher.js';
+import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type RecordedOutcome } from './claims.js';
+import { Coalescer } from '../workers/coalescer.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';
@@ -33,6 +33,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_LEASE_MARGIN_MS = 15_000;
 const DEFAULT_POLL_INTERVAL_MS = 5_000;
+const MAX_OUTCOMES_PER_STATEMENT = 500;
 /** claims per statement: never more than the free send slots, and never more than this */
 const MAX_CLAIM_BATCH = 100;
 /** after a claim that came up short although something is due (rows locked by another dispatcher) */
@@ -62,7 +63,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly logger: Logger;
-  private readonly outcomes: OutcomeBatcher;
+  /** attempt outcomes written in groups: one statement (and commit) for those that end while one is written */
+  private readonly outcomes: Coalescer<{ claim: ClaimedDelivery; outcome: AttemptOutcome }, RecordedOutcome>;
   /** claim when at least this many slots are free (or none is busy): claims come in batches, not one per finished send */
   private readonly refillAt: number;
   /** the last claim took all it asked for: more is due */
@@ -78,7 +80,7 @@ export class WebhookDispatcher {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.maxAttempts = options.retryDelaysMs.length + 1;
     this.refillAt = Math.max(1, Math.ceil(this.concurrency / 4));
-    this.outcomes = new OutcomeBatcher((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs));
+    this.outcomes = new Coalescer((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs), MAX_OUTCOMES_PER_STATEMENT);
     this.logger = options.logger.child({ component: 'webhooks' });
     this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
   }
@@ -162,7 +164,7 @@ export class WebhookDispatcher {
         timeoutMs: this.timeoutMs,
         shutdown: this.shutdown.signal,
       });
-      const recorded = await this.outcomes.record(claim, outcome);
+      const recorded = await this.outcomes.add({ claim, outcome });
       const details = { ...fields, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs), outcome: recorded };
       if (recorded === 'failed') this.logger.warn('webhooks: delivery failed after its last attempt', details);
       else if (recorded === 'superseded') this.logger.warn('webhooks: attempt ended after its lease was lost; outcome not applied', details);

@@ -1,6 +1,7 @@
 import type { WithdrawalProcessingServices } from '../../application/withdrawal-processing.js';
 import type { SignedTransaction } from '../../domain/withdrawal/withdrawal.js';
-import { BroadcastRejectedError, type TransactionStatus } from '../gateway.js';
+import { sendRecorded, settledStatus } from '../../application/sweeps.js';
+import type { TransactionStatus } from '../gateway.js';
 
 /**
  * Where a withdrawal's recorded transaction stands, sending the recorded bytes when the node does
@@ -18,23 +19,12 @@ export type FollowedWithdrawal =
 type Services = Pick<WithdrawalProcessingServices, 'gateway' | 'chain' | 'logger' | 'faults'>;
 
 const settled = (services: Services, txHash: string, status: Extract<TransactionStatus, { status: 'confirmed' | 'failed' }>): FollowedWithdrawal => {
-  if (status.status === 'failed') return { kind: 'failed', error: status.error };
-  if (status.confirmations < services.chain.properties.confirmations) return { kind: 'sent', inMempool: false };
-  return { kind: 'confirmed', txHash, blockNumber: status.blockNumber, fee: status.fee };
+  const standing = settledStatus(services.chain, status);
+  return standing.kind === 'confirmed' ? { ...standing, txHash } : standing.kind === 'sent' ? { kind: 'sent', inMempool: false } : standing;
 };
 
 /** null when the node took it; its refusal otherwise */
-const send = async (services: Services, transaction: Pick<SignedTransaction, 'raw' | 'txHash' | 'nonce'>): Promise<string | null> => {
-  try {
-    await services.gateway.broadcast(transaction.raw, { purpose: 'withdrawal' });
-  } catch (error) {
-    if (error instanceof BroadcastRejectedError) return error.message;
-    throw error;
-  }
-  services.logger.info('transaction broadcast', { chainId: services.chain.id, txHash: transaction.txHash, nonce: transaction.nonce });
-  await services.faults?.afterBroadcast?.(transaction.txHash);
-  return null;
-};
+const send = (services: Services, transaction: Pick<SignedTransaction, 'raw' | 'txHash' | 'nonce'>) => sendRecorded(services, transaction, 'withdrawal');
 
 export const followWithdrawalTransaction = async (
   services: Services,
