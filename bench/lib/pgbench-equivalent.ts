@@ -13,36 +13,13 @@ import { DEPOSIT_CONSTANTS, DEPOSIT_EVENT_TYPES } from './deposit-event.js';
  */
 export const EQUIVALENT_SCHEMA = 'pgbench_eq';
 
+/** Copies eventstore.streams and eventstore.events (columns, defaults, keys, indexes: LIKE … INCLUDING ALL); call it after the event store's migration. */
 export const createEquivalentSchema = async (pool: pg.Pool): Promise<void> => {
   await pool.query(`drop schema if exists ${EQUIVALENT_SCHEMA} cascade`);
   await pool.query(`create schema ${EQUIVALENT_SCHEMA}`);
-  await pool.query(`
-    create table ${EQUIVALENT_SCHEMA}.streams (
-      stream_id text not null,
-      category text not null,
-      revision bigint not null,
-      created_at timestamptz not null default now(),
-      updated_at timestamptz not null default now(),
-      constraint streams_pkey primary key (stream_id)
-    )`);
+  await pool.query(`create table ${EQUIVALENT_SCHEMA}.streams (like eventstore.streams including all)`);
+  await pool.query(`create table ${EQUIVALENT_SCHEMA}.events (like eventstore.events including all)`);
   await pool.query(`create sequence ${EQUIVALENT_SCHEMA}.global_position_seq as bigint minvalue 1 no cycle`);
-  await pool.query(`
-    create table ${EQUIVALENT_SCHEMA}.events (
-      position bigint not null,
-      stream_id text not null,
-      revision bigint not null,
-      event_id uuid not null,
-      category text not null,
-      type text not null,
-      data jsonb not null,
-      metadata jsonb not null,
-      recorded_at timestamptz not null default now(),
-      constraint events_pkey primary key (position),
-      constraint events_stream_revision_key unique (stream_id, revision),
-      constraint events_event_id_key unique (event_id)
-    )`);
-  await pool.query(`create index events_category_position_idx on ${EQUIVALENT_SCHEMA}.events (category, position)`);
-  await pool.query(`create index events_type_position_idx on ${EQUIVALENT_SCHEMA}.events (type, position)`);
 };
 
 /**
