@@ -6,15 +6,16 @@
  *   npm run bench:eventstore                 # 5 s per scenario
  *   BENCH_SECONDS=2 npm run bench:eventstore
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
-import type { EventStore, NewEvent } from '../src/eventstore/port.js';
+import type { EventStore } from '../src/eventstore/port.js';
 import { eventStoreMigrations } from '../src/eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgres-event-store.js';
 import { createLogger } from '../src/log.js';
+import { depositEvent } from './lib/deposit-event.js';
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { msSince, perSecond, summarize, type LatencySummary } from './lib/stats.js';
 import { formatTable, num } from './lib/table.js';
@@ -28,37 +29,6 @@ const STREAMS_PER_WRITER = 4;
 const READ_BATCH = 1000;
 
 const progress = (message: string) => console.error(`· ${message}`);
-
-// ---------------------------------------------------------------- events
-
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const EVENT_TYPES = ['DepositDetected', 'DepositConfirmed', 'DepositCredited'];
-
-/** A deposit-like event: ~300 bytes of data JSON, full audit metadata. */
-const depositEvent = (accountId: string, index: number): NewEvent => ({
-  id: randomUUID(),
-  type: EVENT_TYPES[index % EVENT_TYPES.length]!,
-  data: {
-    depositId: randomUUID(),
-    accountId,
-    chain: 'eip155:1',
-    asset: 'erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
-    amount: (Math.random() * 10_000).toFixed(6),
-    toAddress: `0x${hex(20)}`,
-    txHash: `0x${hex(32)}`,
-    logIndex: index,
-    blockNumber: 21_000_000 + index,
-    confirmations: 12,
-  },
-  metadata: {
-    actor: 'processor:eip155:1',
-    at: new Date().toISOString(),
-    requestId: randomUUID(),
-    correlationId: randomUUID(),
-    causationId: randomUUID(),
-    orgId: 'org_01JD8ZQ4K6V3N2M1B0C9X8W7Y6',
-  },
-});
 
 // ---------------------------------------------------------------- appends
 
