@@ -18,7 +18,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { sql } from 'kysely';
-import { nativeToken } from '../src/chains/tokens.js';
+import { nativeToken } from '../src/catalog/tokens.js';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';

@@ -1,4 +1,4 @@
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { faucetKey } from '../../src/chains/devnet/faucet-keys.js';
 import { createApiClient, mapConcurrently, pollUntil, type ApiClient } from './api.js';
 import type { Lifecycle } from './lifecycle.js';

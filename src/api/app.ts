@@ -4,10 +4,10 @@ import type { DepositAccountServices } from '../application/deposit-accounts.js'
 import type { OrganizationServices } from '../application/organizations.js';
 import type { OrganizationWallets } from '../application/organization-wallets.js';
 import type { GatewayLookup } from '../chains/gateway-lookup.js';
-import type { ChainAvailability } from '../chains/availability.js';
+import type { ChainAvailability } from '../chains/chain-availability.js';
 import type { Devnet } from '../chains/devnet/index.js';
-import { chainAndTokenChecker } from '../chains/enablement.js';
-import { DomainError } from '../domain/errors.js';
+import { chainAndTokenChecker } from '../application/chain-enablement.js';
+import { DomainError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { accountRoutes } from './accounts/index.js';
 import { withdrawalHistoryRoutes } from './audit/history.js';

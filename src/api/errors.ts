@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { DomainError } from '../domain/errors.js';
+import type { DomainError } from '../errors.js';
 import { statusOf } from './error-statuses.js';
 
 /** SPEC §7.1: every error body is { error, message, statusCode, details? }. */

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * CONTRACT §6: list endpoints are newest first and take `limit` (1–1000, default 100) and `cursor`;

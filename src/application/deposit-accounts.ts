@@ -1,23 +1,12 @@
+import type { DepositAddressBook } from '../chains/address-book.js';
 import { randomUUID } from 'node:crypto';
 import { accountDecider, type Account, type AccountEvent, type AccountProperties } from '../domain/account/account.js';
 import { derivationCounterDecider, type DerivationOwnerEvent } from '../domain/derivation/derivation.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { streams } from '../domain/streams.js';
 import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { StreamAppend } from '../eventstore/port.js';
 import { loadAggregate, pauseAfterConflict, toDomainEvent, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
-
-/**
- * What the chain layer tells deposit accounts: which key space a chain's addresses come from, and
- * the address at an index. Only extended public keys stand behind it (ARCHITECTURE invariant 10).
- */
-export interface DepositAddressBook {
-  /** EVM chains share one space (a user has one EVM address); each Bitcoin network has its own */
-  keySpace(chainId: string): string;
-  addressAt(chainId: string, index: number): string;
-  /** XRP: one organization address per chain, users told apart by destination tag */
-  usesDestinationTags(chainId: string): boolean;
-}
 
 export interface DepositAccountServices extends CommandServices {
   addresses: DepositAddressBook;

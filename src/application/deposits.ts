@@ -1,8 +1,8 @@
-import { findChain } from '../chains/registry.js';
-import { tokenOfAsset } from '../chains/tokens.js';
+import { findChain } from '../catalog/registry.js';
+import { tokenOfAsset } from '../catalog/tokens.js';
 import { depositDecider, type DepositCommand } from '../domain/deposit/decide.js';
 import type { Deposit, DepositCredit, DepositRef } from '../domain/deposit/deposit.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
 import { decideAtomically, type DecidedAppend } from './atomic-decision.js';

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import type { LedgerEvent, LedgerState } from '../domain/ledger/ledger.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';

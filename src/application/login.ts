@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { organizationDecider } from '../domain/organization/decide.js';
 import type { OrganizationUser } from '../domain/organization/organization.js';
 import { streams } from '../domain/streams.js';

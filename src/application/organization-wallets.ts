@@ -1,5 +1,5 @@
-import type { ChainDefinition } from '../chains/chain.js';
-import { findChain } from '../chains/registry.js';
+import type { ChainDefinition } from '../catalog/chain.js';
+import { findChain } from '../catalog/registry.js';
 import type { Signer } from '../chains/signer/signer.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import { MAX_DECISION_ATTEMPTS, pauseAfterConflict, type CommandMetadata, type CommandServices } from './command-handler.js';

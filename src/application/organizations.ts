@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { organizationDecider, type NewUser, type OrganizationCommand } from '../domain/organization/decide.js';
 import { streams } from '../domain/streams.js';
 import { usernameClaimed } from '../domain/username-claim.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * Read-your-writes for commands whose answer must already hold in the read models (a rotated API

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 
 /** Addresses a webhook must never reach in production: loopback, private, link-local, and the like. */
 const internal = new BlockList();

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { ChainDefinition } from '../chains/chain.js';
+import type { ChainDefinition } from '../catalog/chain.js';
 import { addressCodecs } from '../chains/families.js';
 import type { ChainGateway } from '../chains/gateway.js';
-import { nativeToken, type TokenDefinition } from '../chains/tokens.js';
+import { nativeToken, type TokenDefinition } from '../catalog/tokens.js';
 import { parseXrpRecipient } from '../chains/xrp/address.js';
 import type { Database } from '../db/database.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import type { Balances } from '../domain/ledger/ledger.js';
 import type { OrganizationChainWallets } from './organization-wallets.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ChainAvailability } from '../chains/availability.js';
-import { checkChainAndToken } from '../chains/enablement.js';
+import type { ChainAvailability } from '../chains/chain-availability.js';
+import { checkChainAndToken } from './chain-enablement.js';
 import type { GatewayLookup } from '../chains/gateway-lookup.js';
 import { parseAmount } from '../domain/amount.js';
 import { fold } from '../domain/decider.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import { ledgerDecider, type LedgerCommand } from '../domain/ledger/decide.js';
 import { organizationDecider } from '../domain/organization/decide.js';
 import type { ActiveOrganization } from '../domain/organization/organization.js';

@@ -4,7 +4,7 @@ import type { EventStore, RecordedEvent } from '../eventstore/port.js';
 import { readCheckpoint } from '../projections/checkpoint.js';
 import { AUDIT_STREAMS_PROJECTION } from '../projections/audit-streams.js';
 import { CSV_HEADER, exportLine, GENESIS_HASH, toCsv, toNdjson, type ExportLine } from './export-line.js';
-import { AUDIT_CATEGORY_NAMES, streamCategoriesOf, type AuditCategory } from './ownership.js';
+import { AUDIT_CATEGORY_NAMES, streamCategoriesOf, type AuditCategory } from '../projections/stream-ownership.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
 

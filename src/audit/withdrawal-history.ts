@@ -1,5 +1,5 @@
-import { withdrawalDetail } from '../application/withdrawal-resource.js';
-import { DomainError } from '../domain/errors.js';
+import { withdrawalDetail } from '../domain/withdrawal/resource.js';
+import { DomainError } from '../errors.js';
 import { streams } from '../domain/streams.js';
 import { evolveWithdrawal, initialWithdrawal, type Withdrawal, type WithdrawalEvent } from '../domain/withdrawal/withdrawal.js';
 import type { EventStore } from '../eventstore/port.js';

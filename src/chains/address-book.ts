@@ -1,8 +1,19 @@
-import type { DepositAddressBook } from '../application/deposit-accounts.js';
-import type { ChainDefinition } from './chain.js';
+import type { ChainDefinition } from '../catalog/chain.js';
 import { addressCodecs } from './families.js';
-import { findChain } from './registry.js';
+import { findChain } from '../catalog/registry.js';
 import type { Signer } from './signer/signer.js';
+
+/**
+ * What the chain layer tells deposit accounts: which key space a chain's addresses come from, and
+ * the address at an index. Only extended public keys stand behind it (ARCHITECTURE invariant 10).
+ */
+export interface DepositAddressBook {
+  /** EVM chains share one space (a user has one EVM address); each Bitcoin network has its own */
+  keySpace(chainId: string): string;
+  addressAt(chainId: string, index: number): string;
+  /** XRP: one organization address per chain, users told apart by destination tag */
+  usesDestinationTags(chainId: string): boolean;
+}
 
 const chainOf = (chainId: string): ChainDefinition => {
   const chain = findChain(chainId);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ChainFamily } from './chain.js';
-import { findChain, supportedChainIds } from './registry.js';
+import type { ChainFamily } from '../catalog/chain.js';
+import { findChain, supportedChainIds } from '../catalog/registry.js';
 import type { Signer } from './signer/signer.js';
 
 /**
@@ -35,7 +35,7 @@ const bitcoinFeesSchema = z
     minFeeRateSatPerVbyte: satPerVbyte.optional(),
     /** the highest fee rate signed, sat/vB: a higher estimate is capped (the transaction may then wait; a stuck withdrawal can be bumped) */
     maxFeeRateSatPerVbyte: satPerVbyte.optional(),
-    /** blocks a withdrawal may stay unconfirmed before it is replaced by fee (BIP125, src/chains/processor/replacement.ts); default 6 */
+    /** blocks a withdrawal may stay unconfirmed before it is replaced by fee (BIP125, src/processes/withdrawal-processor/replacement.ts); default 6 */
     replaceAfterBlocks: z.number().int().min(1).max(1008).optional(),
   })
   .refine((fees) => fees.minFeeRateSatPerVbyte === undefined || fees.maxFeeRateSatPerVbyte === undefined || fees.minFeeRateSatPerVbyte <= fees.maxFeeRateSatPerVbyte, {

@@ -1,6 +1,6 @@
 import { bitcoinAddresses } from './bitcoin/address.js';
 import { bitcoinTransactions } from './bitcoin/transactions.js';
-import type { AddressCodec, ChainFamily, TransactionCodec } from './chain.js';
+import type { AddressCodec, ChainFamily, TransactionCodec } from '../catalog/chain.js';
 import { evmAddresses } from './evm/address.js';
 import { evmTransactions } from './evm/transactions.js';
 import { tronAddresses } from './tron/address.js';

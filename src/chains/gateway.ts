@@ -1,4 +1,4 @@
-import type { ChainDefinition, DecodedTransfer } from './chain.js';
+import type { ChainDefinition, DecodedTransfer } from '../catalog/chain.js';
 
 /**
  * What the service asks of a chain: the devnet implements it now, real node gateways (ethers,

@@ -4,7 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { awaitAuditStreams, exportStream, type ExportFormat } from '../audit/export.js';
-import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../audit/ownership.js';
+import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../projections/stream-ownership.js';
 import { verifyExport } from '../audit/verify.js';
 import { withdrawalHistory } from '../audit/withdrawal-history.js';
 import type { Config } from '../config/env.js';

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { setChainEnabled, setTokenEnabled } from '../application/chain-switches.js';
 import type { CommandServices } from '../application/command-handler.js';
-import { chainAvailability } from '../chains/availability.js';
-import { requireKnownToken, requireSupportedChain } from '../chains/caip.js';
-import { chainView, loadChainSettings, tokenView } from '../chains/enablement.js';
+import { chainAvailability } from '../chains/chain-availability.js';
+import { requireKnownToken, requireSupportedChain } from '../catalog/caip.js';
+import { chainView, loadChainSettings, tokenView } from '../application/chain-enablement.js';
 import type { Config } from '../config/env.js';
 import type { Infrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';

@@ -2,7 +2,7 @@ import type { Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';
 import { readCheckpoint, rebuildProjection } from '../projections/checkpoint.js';
-import { inParallel } from '../workers/in-parallel.js';
+import { inParallel } from '../lib/in-parallel.js';
 import { allProjections } from '../projections/registry.js';
 import type { Projection } from '../projections/projection.js';
 

@@ -9,6 +9,13 @@ const retryDelaysMs = z
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of whole milliseconds')
   .transform((value) => value.split(',').map(Number));
 
+/**
+ * CONTRACT §7's webhook retry schedule: the delay before each retry. A delivery gets one first
+ * attempt and then one retry per delay, so with these five delays it is `failed` after 6 attempts
+ * (the first and 5 retries).
+ */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [5_000, 25_000, 120_000, 600_000, 3_600_000] as const;
+
 const eventStoreUrl = z
   .string()
   .regex(/^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'a kurrentdb:// or esdb:// connection string');
@@ -26,7 +33,7 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(1200),
   LOGIN_RATE_LIMIT_PER_MINUTE: positiveInt(10),
   DEVNET_BLOCK_TIME_MS: positiveInt(2000),
-  WEBHOOK_RETRY_DELAYS_MS: retryDelaysMs.default([5_000, 25_000, 120_000, 600_000, 3_600_000]),
+  WEBHOOK_RETRY_DELAYS_MS: retryDelaysMs.default([...DEFAULT_WEBHOOK_RETRY_DELAYS_MS]),
   /** base64, at least 32 bytes: the master secret all service keys derive from (required in production) */
   LEDGERGATE_SECRET_KEY: z
     .string()

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 
 /** The largest amount on any chain ledgergate speaks (an EVM uint256). */
 export const MAX_AMOUNT = (1n << 256n) - 1n;

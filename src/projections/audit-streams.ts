@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from '../audit/ownership.js';
+import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from './stream-ownership.js';
 import type { Database } from '../db/database.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { findToken, tokenSummaryOf } from '../chains/tokens.js';
+import { findToken, tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
 import { streamCategories } from '../domain/streams.js';

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { tokenSummaryOf } from '../chains/tokens.js';
+import { tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import type { DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { applyBatch, CheckpointMovedError, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
 import type { Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
-import { backoffDelayMs, pauseUnlessStopped } from '../workers/pause.js';
+import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 
 export type RunnerState = 'idle' | 'standby' | 'running' | 'failing' | 'stopped';
 

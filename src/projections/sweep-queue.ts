@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { findChain } from '../chains/registry.js';
+import { findChain } from '../catalog/registry.js';
 import type { Database } from '../db/database.js';
 import type { DepositEvent } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { withdrawalCompletedPayload, withdrawalDetail } from '../application/withdrawal-resource.js';
+import { withdrawalCompletedPayload, withdrawalDetail } from '../domain/withdrawal/resource.js';
 import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';

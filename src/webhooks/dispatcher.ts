@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type RecordedOutcome } from './claims.js';
-import { Coalescer } from '../workers/coalescer.js';
+import { Coalescer } from '../db/coalescer.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';

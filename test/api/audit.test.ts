@@ -10,7 +10,7 @@ import { parseCsvRecord } from '../../src/audit/csv.js';
 import type { ExportLine } from '../../src/audit/export-line.js';
 import { verifyExport } from '../../src/audit/verify.js';
 import { addressCodecs } from '../../src/chains/families.js';
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { streams } from '../../src/domain/streams.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 import { waitUntil } from '../support/webhook-receiver.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setChainEnabled, setTokenEnabled } from '../../src/application/chain-switches.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
-import { parseTokenId } from '../../src/chains/caip.js';
+import { parseTokenId } from '../../src/catalog/caip.js';
 import { ORGANIZATIONS_PROJECTION } from '../../src/projections/organizations.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetDb, faucetKey } from '../../src/chains/devnet/index.js';
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 
 const SEPOLIA = 'eip155:11155111';

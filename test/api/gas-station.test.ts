@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setChainEnabled } from '../../src/application/chain-switches.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
 import { addressCodecs } from '../../src/chains/families.js';
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { createSigner } from '../../src/chains/signer/signer.js';
 import { ORGANIZATIONS_PROJECTION } from '../../src/projections/organizations.js';
 import { startTestService, type TestService } from '../support/api-harness.js';

@@ -6,7 +6,7 @@ import { mnemonicToSeedSync } from 'bip39';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
-import { CHAINS } from '../../src/chains/registry.js';
+import { CHAINS } from '../../src/catalog/registry.js';
 import { ACCOUNTS_PROJECTION } from '../../src/projections/accounts.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BITCOIN_FEE_RATE_SAT_PER_VBYTE, XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
 import { addressCodecs } from '../../src/chains/families.js';
-import { p2wpkhVirtualSize } from '../../src/chains/processor/planning.js';
-import { findChain } from '../../src/chains/registry.js';
+import { p2wpkhVirtualSize } from '../../src/chains/bitcoin/spend-planning.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xAddressToClassicAddress, classicAddressToXAddress } from 'xrpl';
 import { setTokenEnabled } from '../../src/application/chain-switches.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
-import { supportedChainIds } from '../../src/chains/registry.js';
+import { supportedChainIds } from '../../src/catalog/registry.js';
 import { ORGANIZATIONS_PROJECTION } from '../../src/projections/organizations.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 import { settleDeposits, webhooksOf } from '../support/deposits.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateMnemonic } from 'bip39';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAINS } from '../../src/chains/registry.js';
+import { CHAINS } from '../../src/catalog/registry.js';
 import { createSigner } from '../../src/chains/signer/signer.js';
 import { startAnvil, type Anvil } from '../support/anvil.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOrCreateDepositAccount, type DepositAccountServices, type DepositAddressBook } from '../../src/application/deposit-accounts.js';
+import { getOrCreateDepositAccount, type DepositAccountServices } from '../../src/application/deposit-accounts.js';
+import type { DepositAddressBook } from '../../src/chains/address-book.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
 import { ACCOUNTS_PROJECTION } from '../../src/projections/accounts.js';
 import { startTestService, type TestService } from '../support/api-harness.js';

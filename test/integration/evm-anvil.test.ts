@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import { createEvmGateway } from '../../src/chains/evm/gateway.js';
 import { BroadcastRejectedError } from '../../src/chains/gateway.js';
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { createSigner } from '../../src/chains/signer/signer.js';
 import { depositDecider } from '../../src/domain/deposit/decide.js';
 import { streams } from '../../src/domain/streams.js';

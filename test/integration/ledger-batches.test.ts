@@ -3,7 +3,7 @@ import type { DecidedAppend } from '../../src/application/atomic-decision.js';
 import { loadLedger } from '../../src/application/ledgers.js';
 import { LedgerBatcher, type LedgerView } from '../../src/application/ledger-batches.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/errors.js';
 import { ledgerDecider, type LedgerCommand } from '../../src/domain/ledger/decide.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, bootstrapOrganization } from '../../src/application/organizations.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/errors.js';
 import { ORGANIZATIONS_PROJECTION } from '../../src/projections/organizations.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withdrawalLifecycles } from '../../bench/lib/withdrawal-lifecycles.js';
-import { nativeToken } from '../../src/chains/tokens.js';
+import { nativeToken } from '../../src/catalog/tokens.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { LedgerEvent } from '../../src/domain/ledger/ledger.js';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrganizationWallets } from '../../src/application/organization-wallets.js';
-import { advanceWithdrawal } from '../../src/application/withdrawal-processing.js';
+import { advanceWithdrawal } from '../../src/processes/withdrawal-processor/advance.js';
 import type { Devnet } from '../../src/chains/devnet/index.js';
 import { TRON_NATIVE_TRANSFER_FEE_SUN, TRON_TOKEN_TRANSFER_FEE_SUN } from '../../src/chains/devnet/fees.js';
 import type { ChainGateway, FeeEstimate } from '../../src/chains/gateway.js';
-import { findChain } from '../../src/chains/registry.js';
-import { prepareGasTopUp } from '../../src/chains/sweeper/top-up.js';
-import { findToken, nativeToken } from '../../src/chains/tokens.js';
+import { findChain } from '../../src/catalog/registry.js';
+import { prepareGasTopUp } from '../../src/chains/transfers/top-up.js';
+import { findToken, nativeToken } from '../../src/catalog/tokens.js';
 import { tronTransferCost, type TronPrices } from '../../src/chains/tron/resource-fees.js';
 import { streams } from '../../src/domain/streams.js';
 import type { Infrastructure } from '../../src/infrastructure.js';

@@ -9,8 +9,8 @@ import { getOrCreateDepositAccount, type DepositAccountServices } from '../../sr
 import { createDepositAddressBook } from '../../src/chains/address-book.js';
 import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
 import type { BlockHeader, BlockTransfer, ChainGateway } from '../../src/chains/gateway.js';
-import { findChain } from '../../src/chains/registry.js';
-import { ChainWatcher, WatcherLockSession, type ChainWatcherOptions } from '../../src/chains/watcher/index.js';
+import { findChain } from '../../src/catalog/registry.js';
+import { ChainWatcher, WatcherLockSession, type ChainWatcherOptions } from '../../src/processes/deposit-watcher/index.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';

@@ -9,7 +9,7 @@ import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import type { WebhookDeliveryStatus } from '../../src/db/tables/webhook-deliveries.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { claimDueDeliveries, INTERRUPTED_ERROR } from '../../src/webhooks/claims.js';

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import type { OrganizationWallets } from '../../src/application/organization-wallets.js';
-import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
+import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/processes/withdrawal-processor/advance.js';
 import { devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
 import { BITCOIN_FEE_RATE_SAT_PER_VBYTE, XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
-import { p2wpkhVirtualSize } from '../../src/chains/processor/planning.js';
-import { findToken, nativeToken } from '../../src/chains/tokens.js';
+import { p2wpkhVirtualSize } from '../../src/chains/bitcoin/spend-planning.js';
+import { findToken, nativeToken } from '../../src/catalog/tokens.js';
 import { streams } from '../../src/domain/streams.js';
 import type { Infrastructure } from '../../src/infrastructure.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
-import { gasTopUpDecider } from '../../src/chains/processor/gas-top-up.js';
+import { gasTopUpDecider } from '../../src/domain/gas-top-up/gas-top-up.js';
 import { BroadcastRejectedError, type ChainGateway } from '../../src/chains/gateway.js';
 
 const ETHEREUM = 'eip155:1';

@@ -1,12 +1,12 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
+import { advanceWithdrawal, type WithdrawalProcessingServices } from '../../src/processes/withdrawal-processor/advance.js';
 import { withdrawalHistory } from '../../src/audit/withdrawal-history.js';
 import { devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
-import { DEFAULT_REPLACE_AFTER_BLOCKS } from '../../src/chains/processor/replacement.js';
-import { findChain } from '../../src/chains/registry.js';
-import { nativeToken } from '../../src/chains/tokens.js';
+import { DEFAULT_REPLACE_AFTER_BLOCKS } from '../../src/processes/withdrawal-processor/replacement.js';
+import { findChain } from '../../src/catalog/registry.js';
+import { nativeToken } from '../../src/catalog/tokens.js';
 import type { WithdrawalRecord } from '../../src/domain/withdrawal/withdrawal.js';
 import type { Infrastructure } from '../../src/infrastructure.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';

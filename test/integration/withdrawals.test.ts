@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveWithdrawal, cancelWithdrawal, createWithdrawal, type WithdrawalServices } from '../../src/application/withdrawals.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/errors.js';
 import { streams } from '../../src/domain/streams.js';
 import { totpCode } from '../../src/security/totp.js';
 import { startTestService, type TestService } from '../support/api-harness.js';

@@ -8,14 +8,14 @@ import { getOrCreateDepositAccount } from '../../src/application/deposit-account
 import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
 import { createOrganizationWallets, type OrganizationWallets } from '../../src/application/organization-wallets.js';
 import { bootstrapOrganization } from '../../src/application/organizations.js';
-import type { WithdrawalProcessingServices } from '../../src/application/withdrawal-processing.js';
+import type { WithdrawalProcessingServices } from '../../src/processes/withdrawal-processor/advance.js';
 import { createWithdrawal, type WithdrawalServices } from '../../src/application/withdrawals.js';
 import { createDepositAddressBook } from '../../src/chains/address-book.js';
-import { chainAvailability } from '../../src/chains/availability.js';
+import { chainAvailability } from '../../src/chains/chain-availability.js';
 import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
 import { addressCodecs } from '../../src/chains/families.js';
-import { WithdrawalProcessor } from '../../src/chains/processor/index.js';
-import { findChain } from '../../src/chains/registry.js';
+import { WithdrawalProcessor } from '../../src/processes/withdrawal-processor/index.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';

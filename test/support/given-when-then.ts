@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Decider, DomainEvent } from '../../src/domain/decider.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/errors.js';
 
 export const NOW = new Date('2026-11-22T10:00:00.000Z');
 

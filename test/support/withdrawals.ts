@@ -1,8 +1,8 @@
 import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
 import type { WithdrawalServices } from '../../src/application/withdrawals.js';
 import { loadLedger } from '../../src/application/ledgers.js';
-import { chainAvailability } from '../../src/chains/availability.js';
-import { findChain } from '../../src/chains/registry.js';
+import { chainAvailability } from '../../src/chains/chain-availability.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { streams } from '../../src/domain/streams.js';
 import { withdrawalsProjection } from '../../src/projections/withdrawals.js';
 import type { TestService } from './api-harness.js';

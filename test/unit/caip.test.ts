@@ -1,10 +1,10 @@
 import { getAddress } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { describe, expect, it } from 'vitest';
-import { parseChainId, parseTokenId, requireKnownToken, requireSupportedChain } from '../../src/chains/caip.js';
-import { CHAINS, supportedChainIds } from '../../src/chains/registry.js';
-import { findToken, nativeToken, TOKENS, tokensOfChain } from '../../src/chains/tokens.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { parseChainId, parseTokenId, requireKnownToken, requireSupportedChain } from '../../src/catalog/caip.js';
+import { CHAINS, supportedChainIds } from '../../src/catalog/registry.js';
+import { findToken, nativeToken, TOKENS, tokensOfChain } from '../../src/catalog/tokens.js';
+import { DomainError } from '../../src/errors.js';
 
 const thrown = (run: () => unknown): DomainError => {
   try {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chainAvailability } from '../../src/chains/availability.js';
-import { checkChainAndToken, listChains, listTokens, type OrganizationChainSettings } from '../../src/chains/enablement.js';
-import { CHAINS, supportedChainIds } from '../../src/chains/registry.js';
-import { TOKENS } from '../../src/chains/tokens.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { chainAvailability } from '../../src/chains/chain-availability.js';
+import { checkChainAndToken, listChains, listTokens, type OrganizationChainSettings } from '../../src/application/chain-enablement.js';
+import { CHAINS, supportedChainIds } from '../../src/catalog/registry.js';
+import { TOKENS } from '../../src/catalog/tokens.js';
+import { DomainError } from '../../src/errors.js';
 
 const ETH = 'eip155:1/slip44:60';
 const USDT = 'eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7';

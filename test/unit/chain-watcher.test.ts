@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findForkPoint } from '../../src/chains/watcher/fork-point.js';
-import { abandonedAbove, applyDepositEvent, dueForConfirmation, supersededAt, type UnconfirmedDeposits } from '../../src/chains/watcher/unconfirmed.js';
-import { addAccount, addServiceWallet, attribute, emptyWatchSet, watchedAddresses } from '../../src/chains/watcher/watch-set.js';
+import { findForkPoint } from '../../src/processes/deposit-watcher/fork-point.js';
+import { abandonedAbove, applyDepositEvent, dueForConfirmation, supersededAt, type UnconfirmedDeposits } from '../../src/processes/deposit-watcher/unconfirmed.js';
+import { addAccount, addServiceWallet, attribute, emptyWatchSet, watchedAddresses } from '../../src/processes/deposit-watcher/watch-set.js';
 
 const ORG = 'org-1';
 /** a sender outside the service */

@@ -1,10 +1,10 @@
 import { generateMnemonic } from 'bip39';
 import { describe, expect, it } from 'vitest';
-import { chainAvailability, chainBackend } from '../../src/chains/availability.js';
+import { chainAvailability, chainBackend } from '../../src/chains/chain-availability.js';
 import { checkConfiguredKeys, ChainsConfigError, parseChainsConfig } from '../../src/chains/config.js';
 import { eip1559Estimate, gasLimitFromEstimate, gweiToWei } from '../../src/chains/evm/fees.js';
 import { createNonceTracker, NONCE_MEMORY_MS } from '../../src/chains/evm/nonces.js';
-import { findChain } from '../../src/chains/registry.js';
+import { findChain } from '../../src/catalog/registry.js';
 import { createSigner } from '../../src/chains/signer/signer.js';
 
 const issuesOf = (document: unknown): string[] => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenOfAsset } from '../../src/chains/tokens.js';
+import { tokenOfAsset } from '../../src/catalog/tokens.js';
 
 describe('tokenOfAsset: the catalog token of a watcher’s transfer', () => {
   it('maps native to the chain’s native asset', () => {

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../../audit/ownership.js';
+import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../../projections/stream-ownership.js';
 import { authenticatedErrors, callerSecurity, errorResponses } from '../router.js';
 
 const position = z.string().regex(/^(0|[1-9][0-9]{0,18})$/, 'a global position: a decimal integer');

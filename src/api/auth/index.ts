@@ -1,7 +1,7 @@
 import { login } from '../../application/login.js';
 import type { OrganizationServices } from '../../application/organizations.js';
 import { canonicalUsername } from '../../domain/streams.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../errors.js';
 import { rateLimited } from '../middleware/rate-limit.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { createRouter } from '../router.js';

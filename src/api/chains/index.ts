@@ -1,8 +1,8 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
-import type { ChainAvailability } from '../../chains/availability.js';
-import { requireSupportedChain } from '../../chains/caip.js';
-import { chainView, listChains, loadChainSettings } from '../../chains/enablement.js';
+import type { ChainAvailability } from '../../chains/chain-availability.js';
+import { requireSupportedChain } from '../../catalog/caip.js';
+import { chainView, listChains, loadChainSettings } from '../../application/chain-enablement.js';
 import type { Database } from '../../db/database.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';

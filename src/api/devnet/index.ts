@@ -1,11 +1,11 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { requireKnownToken, requireSupportedChain } from '../../chains/caip.js';
-import type { ChainDefinition } from '../../chains/chain.js';
+import { requireKnownToken, requireSupportedChain } from '../../catalog/caip.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { Devnet } from '../../chains/devnet/index.js';
 import { addressCodecs } from '../../chains/families.js';
-import { CHAINS } from '../../chains/registry.js';
+import { CHAINS } from '../../catalog/registry.js';
 import { parseAmount } from '../../domain/amount.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../errors.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
 import { depositRoute, faultRoute, mineRoute, reorgRoute, requireTagRoute } from './routes.js';

@@ -1,12 +1,12 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
 import { hasGasWallet, type OrganizationWallets } from '../../application/organization-wallets.js';
-import type { ChainAvailability } from '../../chains/availability.js';
-import { isChainEnabled, loadChainSettings } from '../../chains/enablement.js';
+import type { ChainAvailability } from '../../chains/chain-availability.js';
+import { isChainEnabled, loadChainSettings } from '../../application/chain-enablement.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
-import { CHAINS } from '../../chains/registry.js';
+import { CHAINS } from '../../catalog/registry.js';
 import type { Database } from '../../db/database.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../errors.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
 import { gasStationRoute } from './routes.js';

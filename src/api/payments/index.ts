@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
 import { checkExternalUserId } from '../../application/deposit-accounts.js';
-import { tokenSummaryOf } from '../../chains/tokens.js';
+import { tokenSummaryOf } from '../../catalog/tokens.js';
 import type { Database } from '../../db/database.js';
 import { decodeCursor, toPage } from '../pagination.js';
 import type { AppEnv } from '../request-context.js';

@@ -1,6 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
-import { TOKENS, tokenSummaryOf } from '../../chains/tokens.js';
+import { TOKENS, tokenSummaryOf } from '../../catalog/tokens.js';
 import type { Database } from '../../db/database.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';

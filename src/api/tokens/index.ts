@@ -1,5 +1,5 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import { listTokens, loadChainSettings } from '../../chains/enablement.js';
+import { listTokens, loadChainSettings } from '../../application/chain-enablement.js';
 import type { ChainRouteDependencies } from '../chains/index.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';

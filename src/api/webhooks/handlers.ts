@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../errors.js';
 import { listDeliveries, redeliver, type DeliveryRow } from '../../webhooks/deliveries.js';
 import type { AppEnv } from '../request-context.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';

@@ -1,6 +1,6 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { CommandMetadata } from '../../application/command-handler.js';
-import { withdrawalDetail, withdrawalResource } from '../../application/withdrawal-resource.js';
+import { withdrawalDetail, withdrawalResource } from '../../domain/withdrawal/resource.js';
 import { approveWithdrawal, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
 import type { WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
 import { decodeCursor, toPage } from '../pagination.js';

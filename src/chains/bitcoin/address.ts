@@ -1,6 +1,6 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { address, initEccLib, networks, payments, type Network } from 'bitcoinjs-lib';
-import type { AddressCodec, ChainNetwork } from '../chain.js';
+import type { AddressCodec, ChainNetwork } from '../../catalog/chain.js';
 import { receivePublicKey } from '../xpub.js';
 
 // bitcoinjs needs a secp256k1 backend for taproot (bech32m) outputs and PSBT signing.

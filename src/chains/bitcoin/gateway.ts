@@ -1,9 +1,9 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BitcoinFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
-import { p2wpkhVirtualSize } from '../processor/planning.js';
+import { p2wpkhVirtualSize } from './spend-planning.js';
 import { RpcHttpError, type HttpClient } from '../rpc/http.js';
 import type { Logger } from '../../log.js';
 

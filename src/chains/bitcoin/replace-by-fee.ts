@@ -1,5 +1,5 @@
 import { address, Transaction } from 'bitcoinjs-lib';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { Signer, WalletRef } from '../signer/signer.js';
 import { bitcoinNetwork } from './address.js';
 import { DUST_LIMIT_SATS, type BitcoinOutput } from './transactions.js';

@@ -1,6 +1,6 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { address, payments, Psbt, script, Transaction, type Signer as PsbtSigner } from 'bitcoinjs-lib';
-import { InvalidTransactionError, type ChainNetwork, type DecodedTransfer, type PreviousOutput, type TransactionCodec } from '../chain.js';
+import { InvalidTransactionError, type ChainNetwork, type DecodedTransfer, type PreviousOutput, type TransactionCodec } from '../../catalog/chain.js';
 import { bitcoinNetwork, outputScriptOf } from './address.js';
 
 /** Outputs below this are refused by nodes' relay policy (the classic P2PKH dust limit, used for every output). */

@@ -1,5 +1,5 @@
 import { Transaction as BitcoinTransaction } from 'bitcoinjs-lib';
-import { InvalidTransactionError, type ChainDefinition, type DecodedTransaction, type PreviousOutput } from '../chain.js';
+import { InvalidTransactionError, type ChainDefinition, type DecodedTransaction, type PreviousOutput } from '../../catalog/chain.js';
 import { transactionCodecs } from '../families.js';
 import type { ChainState } from './chain-state.js';
 import { BITCOIN_MIN_RELAY_SAT_PER_VBYTE, scheduledFee, XRP_MIN_FEE_DROPS } from './fees.js';

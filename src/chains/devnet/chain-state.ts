@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import { blockHash, genesisParentHash } from './hashes.js';
 import type { DevnetDb } from './tables.js';

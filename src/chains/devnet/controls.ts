@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import { parseXrpRecipient } from '../xrp/address.js';
 import { admitSigned } from './broadcast.js';
@@ -7,7 +7,7 @@ import { signFaucetTransfer } from './faucet.js';
 import { faucetKey } from './faucet-keys.js';
 import { canonicalAddress, canonicalAsset, syntheticTransactionHash } from './hashes.js';
 import { enqueue } from './mempool.js';
-import { Coalescer } from '../../workers/coalescer.js';
+import { Coalescer } from '../../db/coalescer.js';
 import { mineBlock as mineWith, reorganize, type MiningPolicy } from './mining.js';
 import type { DevnetDb } from './tables.js';
 

@@ -1,7 +1,7 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import { mnemonicToSeedSync } from 'bip39';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { addressCodecs } from '../families.js';
 
 const bip32 = BIP32Factory(ecc);

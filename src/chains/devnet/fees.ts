@@ -1,4 +1,4 @@
-import type { ChainFamily } from '../chain.js';
+import type { ChainFamily } from '../../catalog/chain.js';
 import type { FeeEstimate } from '../gateway.js';
 
 /**

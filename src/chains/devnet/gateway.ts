@@ -1,5 +1,5 @@
 import { BroadcastRejectedError, type BlockTransfer, type ChainGateway } from '../gateway.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { admitSigned } from './broadcast.js';
 import { ensureChain, toHeader, withLockedChain } from './chain-state.js';
 import { estimateTransferFee } from './fees.js';

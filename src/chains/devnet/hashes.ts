@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'ethers';
 import { isValidXAddress, xAddressToClassicAddress } from 'xrpl';
-import type { ChainDefinition, ChainFamily } from '../chain.js';
+import type { ChainDefinition, ChainFamily } from '../../catalog/chain.js';
 
 const sha256Hex = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../log.js';
 import type { ChainGateway } from '../gateway.js';
-import { CHAINS, findChain } from '../registry.js';
+import { CHAINS, findChain } from '../../catalog/registry.js';
 import { createDevnetControls, type DevnetControls } from './controls.js';
 import { createDevnetGateway } from './gateway.js';
 import { startBlockProducer, type BlockProducer } from './producer.js';

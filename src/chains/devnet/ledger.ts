@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { DevnetDb } from './tables.js';
 
 /**

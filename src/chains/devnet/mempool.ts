@@ -1,4 +1,4 @@
-import type { ChainDefinition, DecodedTransfer } from '../chain.js';
+import type { ChainDefinition, DecodedTransfer } from '../../catalog/chain.js';
 import { accountBalance, firstNonce, outputAt, spenderOf, usedNonces, type StateView } from './ledger.js';
 import type { DevnetDb, DevnetTransactionKind } from './tables.js';
 

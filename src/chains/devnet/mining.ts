@@ -1,6 +1,6 @@
 import { Transaction as BitcoinTransaction } from 'bitcoinjs-lib';
-import { DomainError } from '../../domain/errors.js';
-import type { DecodedTransfer } from '../chain.js';
+import { DomainError } from '../../errors.js';
+import type { DecodedTransfer } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import type { ChainState } from './chain-state.js';
 import { blockHash } from './hashes.js';

@@ -1,6 +1,6 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { INCREMENTAL_RELAY_SAT_PER_VBYTE } from '../bitcoin/replace-by-fee.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { pendingSpendersOf } from './ledger.js';
 import type { MempoolEntry } from './mempool.js';
 import type { DevnetDb } from './tables.js';

@@ -1,5 +1,5 @@
 import { computeAddress, getAddress, hexlify } from 'ethers';
-import type { AddressCodec } from '../chain.js';
+import type { AddressCodec } from '../../catalog/chain.js';
 import { receivePublicKey } from '../xpub.js';
 
 /** BIP44 coin type 60: one account for every EVM chain and network (a user has one EVM address). */

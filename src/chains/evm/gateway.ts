@@ -1,9 +1,9 @@
 import { AbiCoder, getAddress, id, toBeHex, toQuantity, Transaction, zeroPadValue } from 'ethers';
 import type { Logger } from '../../log.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { ChainSettings, EvmFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../../catalog/tokens.js';
 import { DEFAULT_TOKEN_TRANSFER_GAS, eip1559Estimate, gasLimitFromEstimate, NATIVE_TRANSFER_GAS } from './fees.js';
 import { createNonceTracker } from './nonces.js';
 import { createEvmRpc, NodeAnswerError, type EvmRpc } from './rpc.js';

@@ -1,5 +1,5 @@
 import { AbiCoder, getAddress, getCreateAddress, hexlify, id, SigningKey, Transaction, type BytesLike } from 'ethers';
-import { InvalidTransactionError, type ChainDefinition, type DecodedTransaction, type DecodedTransfer, type TransactionCodec } from '../chain.js';
+import { InvalidTransactionError, type ChainDefinition, type DecodedTransaction, type DecodedTransfer, type TransactionCodec } from '../../catalog/chain.js';
 
 /** An EIP-1559 transfer of the native asset or of an ERC-20 token, with the fee parameters FeeEstimate gave. */
 export interface EvmTransferParams {

@@ -1,4 +1,4 @@
-import { backoffDelayMs } from '../../workers/pause.js';
+import { backoffDelayMs } from '../../lib/pause.js';
 
 /**
  * Resilience shared by every node client: a timeout per attempt, a bounded number of attempts

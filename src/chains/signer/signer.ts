@@ -2,7 +2,7 @@ import ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import { mnemonicToSeedSync } from 'bip39';
 import { signBitcoinTransfer, type BitcoinOutput } from '../bitcoin/transactions.js';
-import type { ChainDefinition, ChainFamily, ChainNetwork } from '../chain.js';
+import type { ChainDefinition, ChainFamily, ChainNetwork } from '../../catalog/chain.js';
 import { signEvmTransfer, type EvmTransferParams } from '../evm/transactions.js';
 import { addressCodecs } from '../families.js';
 import { signTronTransfer, type TronTransferParams } from '../tron/transactions.js';

@@ -1,7 +1,7 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { TronWeb, utils } from 'tronweb';
 import { receivePublicKey } from '../xpub.js';
-import type { AddressCodec } from '../chain.js';
+import type { AddressCodec } from '../../catalog/chain.js';
 
 /** BIP44 coin type 195'. Shasta uses mainnet's address format, so both networks share one key tree. */
 const ACCOUNT_PATH = "m/44'/195'/0'";

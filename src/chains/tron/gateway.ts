@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { TronFeePolicy } from '../config.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type FeeEstimate, type TransactionStatus } from '../gateway.js';
 import type { HttpClient } from '../rpc/http.js';

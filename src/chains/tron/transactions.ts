@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { utils } from 'tronweb';
 import { z } from 'zod';
-import { InvalidTransactionError, type DecodedTransaction, type TransactionCodec } from '../chain.js';
+import { InvalidTransactionError, type DecodedTransaction, type TransactionCodec } from '../../catalog/chain.js';
 import { tronAddressFromHex, tronAddressToHex } from './address.js';
 
 /** The block a transaction refers to (TAPOS): its height and its 32-byte block id (hex). */

@@ -1,6 +1,6 @@
 import { deriveAddress, isValidClassicAddress, isValidXAddress, xAddressToClassicAddress } from 'xrpl';
 import { receivePublicKey } from '../xpub.js';
-import type { AddressCodec, ChainNetwork } from '../chain.js';
+import type { AddressCodec, ChainNetwork } from '../../catalog/chain.js';
 
 /** BIP44 coin type 144' (what xrpl's Wallet.fromMnemonic uses). XRPL testnet addresses look like mainnet's, so one tree serves both. */
 const ACCOUNT_PATH = "m/44'/144'/0'";

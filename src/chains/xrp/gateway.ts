@@ -1,7 +1,7 @@
 import { hashes, rippleTimeToISOTime } from 'xrpl';
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
 import { rippledErrorCode, type XrplRequest } from './requester.js';
 

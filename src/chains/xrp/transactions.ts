@@ -1,6 +1,6 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { decode, deriveAddress, encode, hashes, isValidClassicAddress, verifySignature, Wallet, type Payment } from 'xrpl';
-import { InvalidTransactionError, type DecodedTransaction, type TransactionCodec } from '../chain.js';
+import { InvalidTransactionError, type DecodedTransaction, type TransactionCodec } from '../../catalog/chain.js';
 
 export interface XrpPaymentParams {
   /** classic address of the signing key (checked) */

@@ -1,5 +1,5 @@
 import type { DecideContext, Decider } from '../decider.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { evolveDeposit, initialDeposit, type Deposit, type DepositDetails, type DepositEvent } from './deposit.js';
 
 export type DepositCommand =

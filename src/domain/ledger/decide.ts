@@ -1,6 +1,6 @@
 import type { DecideContext, Decider } from '../decider.js';
 import type { DepositRef } from '../deposit/deposit.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { addBalances, balanceChangeOf, balancesToData, evolveLedger, isNonNegative, ZERO, type Balances, type FeeReason, type LedgerEvent, type LedgerState } from './ledger.js';
 
 /** Every command names its ledger (organization and token) and a positive amount in base units. */

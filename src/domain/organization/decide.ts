@@ -1,6 +1,6 @@
-import { requireKnownToken, requireSupportedChain } from '../../chains/caip.js';
+import { requireKnownToken, requireSupportedChain } from '../../catalog/caip.js';
 import type { DecideContext, Decider } from '../decider.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import type { OrganizationEvent } from './events.js';
 import { evolveOrganization, initialOrganization, type ActiveOrganization, type Organization } from './organization.js';
 

@@ -1,6 +1,6 @@
 import type { DecideContext, Decider } from '../decider.js';
 import type { DepositRef } from '../deposit/deposit.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { evolveSweep, initialSweep, isTerminal, type SignedStep, type Sweep, type SweepEvent, type SweepPlan, type SweepStatus } from './sweep.js';
 
 export type SweepCommand =

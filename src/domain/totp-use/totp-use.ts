@@ -1,5 +1,5 @@
 import type { DecideContext, Decider, DomainEvent } from '../decider.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 
 /**
  * A TOTP code is accepted once: each acceptance records its time step, and a code whose step is

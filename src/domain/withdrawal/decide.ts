@@ -1,5 +1,5 @@
 import type { DecideContext, Decider } from '../decider.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { evolveWithdrawal, initialWithdrawal, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
 
 export type WithdrawalCommand =

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js';
 import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
-import { Coalescer } from '../../workers/coalescer.js';
+import { Coalescer } from '../../db/coalescer.js';
 
 const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 

@@ -4,8 +4,8 @@ import { createBitcoinGateway, feeRateForTarget } from '../../../src/chains/bitc
 import { BIP125_REPLACEABLE_SEQUENCE, CannotReplaceError, replaceByFee } from '../../../src/chains/bitcoin/replace-by-fee.js';
 import { bitcoinTransactions } from '../../../src/chains/bitcoin/transactions.js';
 import { BroadcastRejectedError } from '../../../src/chains/gateway.js';
-import { planBitcoinSpend } from '../../../src/chains/processor/planning.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { planBitcoinSpend } from '../../../src/chains/bitcoin/spend-planning.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createHttpClient } from '../../../src/chains/rpc/http.js';
 import { createSigner, type WalletRef } from '../../../src/chains/signer/signer.js';
 import { silentLogger } from '../../../src/log.js';

@@ -6,8 +6,8 @@ import { decodeBase58, encodeBase58, getBytes, sha256, toBeArray } from 'ethers'
 import { describe, expect, it } from 'vitest';
 import { bitcoinAddresses } from '../../../src/chains/bitcoin/address.js';
 import { bitcoinTransactions, signBitcoinTransfer } from '../../../src/chains/bitcoin/transactions.js';
-import { InvalidTransactionError, type PreviousOutput } from '../../../src/chains/chain.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { InvalidTransactionError, type PreviousOutput } from '../../../src/catalog/chain.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createSigner } from '../../../src/chains/signer/signer.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

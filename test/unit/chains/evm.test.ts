@@ -1,9 +1,9 @@
 import { AbiCoder, HDNodeWallet, id, keccak256, SigningKey, Transaction, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { InvalidTransactionError } from '../../../src/chains/chain.js';
+import { InvalidTransactionError } from '../../../src/catalog/chain.js';
 import { evmAddresses } from '../../../src/chains/evm/address.js';
 import { evmTransactions, signEvmTransfer, type EvmTransferParams } from '../../../src/chains/evm/transactions.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createSigner } from '../../../src/chains/signer/signer.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

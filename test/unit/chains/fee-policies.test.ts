@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainsConfigError, parseChainsConfig } from '../../../src/chains/config.js';
-import { bitcoinTronXrpGatewayFactories } from '../../../src/chains/other-node-gateways.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { bitcoinTronXrpGatewayFactories } from '../../../src/chains/node-gateways.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { FeeLimitExceededError } from '../../../src/chains/tron/resource-fees.js';
 import { silentLogger } from '../../../src/log.js';
 import { loadFixture, replayHttp, type HttpExchange, type XrplExchange } from '../../support/node-replay.js';

@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { bitcoinAddresses } from '../../../src/chains/bitcoin/address.js';
 import { evmAddresses } from '../../../src/chains/evm/address.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createSigner } from '../../../src/chains/signer/signer.js';
 import { tronTransactions } from '../../../src/chains/tron/transactions.js';
 import { xrpTransactions } from '../../../src/chains/xrp/transactions.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BroadcastRejectedError } from '../../../src/chains/gateway.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createHttpClient } from '../../../src/chains/rpc/http.js';
 import { createSigner } from '../../../src/chains/signer/signer.js';
-import { signSweepTransfer } from '../../../src/chains/sweeper/transactions.js';
+import { signSweepTransfer } from '../../../src/chains/transfers/transactions.js';
 import { createTronGateway } from '../../../src/chains/tron/gateway.js';
 import { tronTransferCost } from '../../../src/chains/tron/resource-fees.js';
 import { tronTransactions } from '../../../src/chains/tron/transactions.js';

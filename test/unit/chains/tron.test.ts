@@ -4,8 +4,8 @@ import { BIP32Factory } from 'bip32';
 import { mnemonicToSeedSync } from 'bip39';
 import { TronWeb, utils } from 'tronweb';
 import { describe, expect, it } from 'vitest';
-import { InvalidTransactionError, type DecodeContext } from '../../../src/chains/chain.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { InvalidTransactionError, type DecodeContext } from '../../../src/catalog/chain.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { tronAddresses } from '../../../src/chains/tron/address.js';
 import { signTronTransfer, tronTransactions, type TronTransferParams } from '../../../src/chains/tron/transactions.js';
 

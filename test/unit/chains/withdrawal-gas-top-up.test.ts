@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpState } from '../../../src/chains/processor/gas-top-up.js';
+import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpState } from '../../../src/domain/gas-top-up/gas-top-up.js';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const step = (txHash: string) => ({ txHash, raw: `raw-${txHash}`, nonce: 0, from: '0xgas', to: '0xsettlement', amount: '130000000000000', estimatedFee: '42000000000000' });

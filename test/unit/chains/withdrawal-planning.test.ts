@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InsufficientFundsError, p2wpkhVirtualSize, planBitcoinSpend, xrpDestination } from '../../../src/chains/processor/planning.js';
+import { InsufficientFundsError, p2wpkhVirtualSize, planBitcoinSpend, xrpDestination } from '../../../src/chains/bitcoin/spend-planning.js';
 
 const output = (amount: bigint, txHash = 'a'.repeat(64), index = 0) => ({ txHash, index, amount, wallet: `w${index}` });
 const recipient = 'tb1qrecipient';

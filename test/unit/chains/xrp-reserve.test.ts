@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decode } from 'xrpl';
 import { checkXrpReserve } from '../../../src/application/withdrawal-checks.js';
-import { CannotPayError, signXrpWithdrawal, type FamilyServices } from '../../../src/chains/processor/transactions.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { CannotPayError, signXrpWithdrawal, type FamilyServices } from '../../../src/processes/withdrawal-processor/transactions.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { createSigner } from '../../../src/chains/signer/signer.js';
-import { nativeToken } from '../../../src/chains/tokens.js';
+import { nativeToken } from '../../../src/catalog/tokens.js';
 import { createXrpGateway } from '../../../src/chains/xrp/gateway.js';
 import { streams } from '../../../src/domain/streams.js';
 import type { WithdrawalRecord } from '../../../src/domain/withdrawal/withdrawal.js';

@@ -3,8 +3,8 @@ import { BIP32Factory } from 'bip32';
 import { mnemonicToSeedSync } from 'bip39';
 import { decode, encode, Wallet, type Payment, type Transaction } from 'xrpl';
 import { describe, expect, it } from 'vitest';
-import { InvalidTransactionError, type DecodeContext } from '../../../src/chains/chain.js';
-import { findChain } from '../../../src/chains/registry.js';
+import { InvalidTransactionError, type DecodeContext } from '../../../src/catalog/chain.js';
+import { findChain } from '../../../src/catalog/registry.js';
 import { parseXrpRecipient, xrpAddresses } from '../../../src/chains/xrp/address.js';
 import { signXrpPayment, xrpTransactions, type XrpPaymentParams } from '../../../src/chains/xrp/transactions.js';
 

@@ -24,8 +24,6 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
     language plpgsql as $fn$
     declare
       v_revisions jsonb := '{}'::jsonb;
-      v_stream_ids text[];
-      v_event_ids uuid[];
       v_row record;
       v_item jsonb;
       v_append jsonb;
@@ -42,19 +40,13 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
       v_base bigint;
       v_index int;
     begin
-      -- arrays, not IN (subquery): = any(array) is answered from the indexes, never by a scan
-      v_stream_ids := array(
-        select distinct a.value->>'stream' from jsonb_array_elements(p_items) i, jsonb_array_elements(i.value) a);
-      v_event_ids := array(
-        select (ev.value->>'id')::uuid
-          from jsonb_array_elements(p_items) i, jsonb_array_elements(i.value) a, jsonb_array_elements(a.value->'events') ev);
       insert into eventstore.streams (stream_id, category, revision)
-        select distinct on (a.value->>'stream') a.value->>'stream', a.value->>'category', -1
+        select distinct a.value->>'stream', a.value->>'category', -1
           from jsonb_array_elements(p_items) i, jsonb_array_elements(i.value) a
         on conflict (stream_id) do nothing;
       for v_row in
         select s.stream_id, s.revision from eventstore.streams s
-         where s.stream_id = any(v_stream_ids)
+         where s.stream_id in (select a.value->>'stream' from jsonb_array_elements(p_items) i, jsonb_array_elements(i.value) a)
          order by s.stream_id collate "C"
          for update
       loop
@@ -64,7 +56,9 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
       -- event ids already stored, as a set (jsonb object keys)
       select coalesce(jsonb_object_agg(e.event_id::text, true), '{}'::jsonb) into v_taken
         from eventstore.events e
-       where e.event_id = any(v_event_ids);
+       where e.event_id in (
+         select (ev.value->>'id')::uuid
+           from jsonb_array_elements(p_items) i, jsonb_array_elements(i.value) a, jsonb_array_elements(a.value->'events') ev);
 
       for v_item in select value from jsonb_array_elements(p_items) loop
         v_failure := null;
@@ -130,10 +124,10 @@ export const up = async (db: Kysely<unknown>): Promise<void> => {
 
       update eventstore.streams s
          set revision = (v_revisions->>s.stream_id)::bigint, updated_at = now()
-       where s.stream_id = any(v_stream_ids)
+       where s.stream_id in (select jsonb_object_keys(v_revisions))
          and s.revision <> (v_revisions->>s.stream_id)::bigint;
       -- streams only a failed item named: as if the batch had never created them
-      delete from eventstore.streams s where s.stream_id = any(v_stream_ids) and s.revision = -1;
+      delete from eventstore.streams s where s.stream_id in (select jsonb_object_keys(v_revisions)) and s.revision = -1;
 
       if jsonb_array_length(v_accepted) > 0 then
         perform pg_notify('eventstore_appended', currval('eventstore.global_position_seq')::text);

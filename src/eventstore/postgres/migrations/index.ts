@@ -1,8 +1,9 @@
 import type { MigrationSet } from '../../../db/migrate.js';
 import * as eventStore from './20261122T0900-event-store.js';
 import * as appendBatch from './20261123T1100-append-batch.js';
+import * as appendBatchFromIndexes from './20261124T0900-append-batch-from-indexes.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
-  migrations: { '20261122T0900-event-store': eventStore, '20261123T1100-append-batch': appendBatch },
+  migrations: { '20261122T0900-event-store': eventStore, '20261123T1100-append-batch': appendBatch, '20261124T0900-append-batch-from-indexes': appendBatchFromIndexes },
 };

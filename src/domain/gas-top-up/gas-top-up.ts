@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../../domain/decider.js';
-import { DomainError } from '../../domain/errors.js';
-import type { SignedStep } from '../../domain/sweep/sweep.js';
+import type { Decider, DomainEvent } from '../decider.js';
+import { DomainError } from '../../errors.js';
+import type { SignedStep } from '../sweep/sweep.js';
 
 /**
  * The gas top-ups of one withdrawal (stream `withdrawalGas-<id>`): an EVM/Tron settlement wallet

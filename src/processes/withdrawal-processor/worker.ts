@@ -1,11 +1,11 @@
-import { advanceWithdrawal, type ProcessingProgress, type WithdrawalProcessingServices } from '../../application/withdrawal-processing.js';
+import { advanceWithdrawal, type ProcessingProgress, type WithdrawalProcessingServices } from './advance.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import { streamCategories, streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
 import type { Logger } from '../../log.js';
-import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../../workers/chain-pass-worker.js';
+import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../chain-pass-worker.js';
 
 export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
   services: WithdrawalProcessingServices;

@@ -1,6 +1,6 @@
-import type { ChainDefinition } from './chain.js';
+import type { ChainDefinition } from '../catalog/chain.js';
 import type { ChainsConfig } from './config.js';
-import { findChain } from './registry.js';
+import { findChain } from '../catalog/registry.js';
 
 /** Which chains the chain layer runs, service-wide: a chain that does not run is enabled for nobody. */
 export interface ChainAvailability {

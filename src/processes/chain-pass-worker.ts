@@ -1,7 +1,7 @@
 import { withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import { backoffDelayMs, pauseUnlessStopped } from './pause.js';
+import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 
 export interface ChainPassWorkerOptions {
   /** the database the worker takes its lock in (its own session) */

@@ -3,7 +3,7 @@ import type { DepositServices } from '../../application/deposits.js';
 import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { Logger } from '../../log.js';
-import type { ChainGateway } from '../gateway.js';
+import type { ChainGateway } from '../../chains/gateway.js';
 import { ChainWatcher, type ChainWatcherOptions } from './chain-watcher.js';
 import { WatcherLockSession } from './lock-session.js';
 

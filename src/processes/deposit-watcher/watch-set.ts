@@ -1,5 +1,5 @@
 import type { DepositOwner } from '../../application/deposits.js';
-import type { ChainFamily } from '../chain.js';
+import type { ChainFamily } from '../../catalog/chain.js';
 
 /** What an AccountCreated event tells a watcher (src/domain/account). */
 export interface AccountOpened {

@@ -1,5 +1,5 @@
-import { DUST_LIMIT_SATS, type BitcoinOutput } from '../bitcoin/transactions.js';
-import type { ChainNetwork } from '../chain.js';
+import { DUST_LIMIT_SATS, type BitcoinOutput } from './transactions.js';
+import type { ChainNetwork } from '../../catalog/chain.js';
 import { parseXrpRecipient } from '../xrp/address.js';
 
 /**

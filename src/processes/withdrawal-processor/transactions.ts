@@ -7,12 +7,12 @@ import type { SpentOutput, WithdrawalRecord } from '../../domain/withdrawal/with
 import type { EventStore } from '../../eventstore/port.js';
 import { loadAggregate, toDomainEvent } from '../../application/command-handler.js';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
-import { BIP125_REPLACEABLE_SEQUENCE } from '../bitcoin/replace-by-fee.js';
-import type { ChainDefinition } from '../chain.js';
-import { transactionCodecs } from '../families.js';
-import type { ChainGateway } from '../gateway.js';
-import type { Signer, WalletRef } from '../signer/signer.js';
-import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type SpendableOutput } from './planning.js';
+import { BIP125_REPLACEABLE_SEQUENCE } from '../../chains/bitcoin/replace-by-fee.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import { transactionCodecs } from '../../chains/families.js';
+import type { ChainGateway } from '../../chains/gateway.js';
+import type { Signer, WalletRef } from '../../chains/signer/signer.js';
+import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type SpendableOutput } from '../../chains/bitcoin/spend-planning.js';
 
 export interface FamilyServices {
   chain: ChainDefinition;

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import { advanceSweep, claimedAddresses, type SenderClaims, type SweepServices } from '../../application/sweeps.js';
+import { advanceSweep, claimedAddresses, type SenderClaims, type SweepServices } from './advance.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import { streams } from '../../domain/streams.js';
 import { sweepDecider } from '../../domain/sweep/decide.js';
 import type { Logger } from '../../log.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
-import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../../workers/chain-pass-worker.js';
+import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../chain-pass-worker.js';
 
 export interface SweeperOptions extends ChainPassWorkerOptions {
   services: SweepServices;

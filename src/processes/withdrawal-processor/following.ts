@@ -1,7 +1,6 @@
-import type { WithdrawalProcessingServices } from '../../application/withdrawal-processing.js';
 import type { SignedTransaction } from '../../domain/withdrawal/withdrawal.js';
-import { sendRecorded, settledStatus } from '../../application/sweeps.js';
-import type { TransactionStatus } from '../gateway.js';
+import { sendRecorded, settledStatus, type FollowServices } from '../../chains/transfers/follow.js';
+import type { TransactionStatus } from '../../chains/gateway.js';
 
 /**
  * Where a withdrawal's recorded transaction stands, sending the recorded bytes when the node does
@@ -16,7 +15,7 @@ export type FollowedWithdrawal =
   | { kind: 'confirmed'; txHash: string; blockNumber: number; fee: bigint }
   | { kind: 'failed'; error: string };
 
-type Services = Pick<WithdrawalProcessingServices, 'gateway' | 'chain' | 'logger' | 'faults'>;
+type Services = FollowServices;
 
 const settled = (services: Services, txHash: string, status: Extract<TransactionStatus, { status: 'confirmed' | 'failed' }>): FollowedWithdrawal => {
   const standing = settledStatus(services.chain, status);

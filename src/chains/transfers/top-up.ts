@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import type { ChainGateway } from '../gateway.js';
 import type { Signer } from '../signer/signer.js';
 import type { SignedStep } from '../../domain/sweep/sweep.js';

@@ -1,27 +1,28 @@
-import type { ChainDefinition } from '../chains/chain.js';
-import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand } from '../chains/processor/gas-top-up.js';
-import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from '../chains/processor/transactions.js';
-import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
-import { signSweepTransfer } from '../chains/sweeper/transactions.js';
-import { findToken } from '../chains/tokens.js';
-import { DomainError } from '../domain/errors.js';
-import { ledgerDecider } from '../domain/ledger/decide.js';
-import { streams } from '../domain/streams.js';
-import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
-import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../domain/withdrawal/withdrawal.js';
-import type { DecidedAppend } from './atomic-decision.js';
-import { loadAggregate, toNewEvents, type CommandMetadata } from './command-handler.js';
-import { onLedger } from './ledger-batches.js';
-import { applyWithdrawalCommand } from './withdrawals.js';
-import { followSignedTransaction, type SweepServices } from './sweeps.js';
-import { CannotReplaceError } from '../chains/bitcoin/replace-by-fee.js';
-import { followWithdrawalTransaction } from '../chains/processor/following.js';
-import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from '../chains/processor/replacement.js';
-import type { Logger } from '../log.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand } from '../../domain/gas-top-up/gas-top-up.js';
+import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from './transactions.js';
+import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
+import { signSweepTransfer } from '../../chains/transfers/transactions.js';
+import { findToken } from '../../catalog/tokens.js';
+import { DomainError } from '../../errors.js';
+import { ledgerDecider } from '../../domain/ledger/decide.js';
+import { streams } from '../../domain/streams.js';
+import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
+import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
+import type { DecidedAppend } from '../../application/atomic-decision.js';
+import { loadAggregate, toNewEvents, type CommandMetadata } from '../../application/command-handler.js';
+import { onLedger } from '../../application/ledger-batches.js';
+import { applyWithdrawalCommand } from '../../application/withdrawals.js';
+import { followSignedTransaction } from '../../chains/transfers/follow.js';
+import type { SweepServices } from '../sweeper/advance.js';
+import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
+import { followWithdrawalTransaction } from './following.js';
+import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
+import type { Logger } from '../../log.js';
 
 /** What a withdrawal processor works with is what a sweeper does: a chain, its gateway, the signer, the organizations' wallets. */
 export type WithdrawalProcessingServices = SweepServices & {
-  /** Bitcoin: blocks a broadcast withdrawal may stay unconfirmed before it is replaced by fee (src/chains/processor/replacement.ts); default 6 */
+  /** Bitcoin: blocks a broadcast withdrawal may stay unconfirmed before it is replaced by fee (./replacement.ts); default 6 */
   replaceAfterBlocks?: number;
 };
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors.js';
 import type { ChainDefinition } from './chain.js';
 import { findChain, supportedChainIds } from './registry.js';
 import { findToken, type TokenDefinition } from './tokens.js';

@@ -1,5 +1,5 @@
-import { tokenSummaryOf } from '../chains/tokens.js';
-import type { WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
+import { tokenSummaryOf } from '../../catalog/tokens.js';
+import type { WithdrawalRecord } from './withdrawal.js';
 
 /** SPEC §2.2, exactly these fields: creation, approval and list answers. */
 export const withdrawalResource = (withdrawal: WithdrawalRecord) => ({

@@ -1,6 +1,6 @@
 import { streamCategories } from '../../domain/streams.js';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { applyDepositEvent, type DepositEventSeen, type UnconfirmedDeposits } from './unconfirmed.js';
 import { addAccount, addServiceWallet, emptyWatchSet, type AccountOpened, type WatchSet } from './watch-set.js';
 

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../chain.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
 import { transactionCodecs } from '../families.js';
 import type { ChainGateway, FeeEstimate } from '../gateway.js';
 import type { Signer, WalletRef } from '../signer/signer.js';

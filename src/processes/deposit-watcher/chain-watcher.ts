@@ -3,19 +3,19 @@ import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices, typ
 import type { CommandMetadata } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import { depositKey } from '../../domain/deposit/deposit.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { BlockHeader, BlockTransfer, ChainGateway } from '../gateway.js';
+import type { BlockHeader, BlockTransfer, ChainGateway } from '../../chains/gateway.js';
 import { BlockLog, CursorMovedError } from './block-log.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
 import { findForkPoint } from './fork-point.js';
 import type { WatcherLockSession } from './lock-session.js';
 import { abandonedAbove, confirmationsAt, dueForConfirmation, supersededAt, type UnconfirmedDeposit } from './unconfirmed.js';
 import { attribute, watchedAddresses } from './watch-set.js';
-import type { ChainDefinition } from '../chain.js';
-import { backoffDelayMs, pauseUnlessStopped } from '../../workers/pause.js';
-import { logChainLag } from '../rpc/lag.js';
-import { inParallel } from '../../workers/in-parallel.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import { backoffDelayMs, pauseUnlessStopped } from '../../lib/pause.js';
+import { logChainLag } from '../../chains/rpc/lag.js';
+import { inParallel } from '../../lib/in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
 

@@ -1,6 +1,6 @@
 import type { SignedTransaction, SpentOutput, WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
-import { CannotReplaceError, replaceByFee } from '../bitcoin/replace-by-fee.js';
-import type { WalletRef } from '../signer/signer.js';
+import { CannotReplaceError, replaceByFee } from '../../chains/bitcoin/replace-by-fee.js';
+import type { WalletRef } from '../../chains/signer/signer.js';
 import { bitcoinWalletsOf, type FamilyServices } from './transactions.js';
 
 /**

@@ -1,24 +1,25 @@
 import { sql, type Kysely } from 'kysely';
-import type { ChainDefinition } from '../chains/chain.js';
-import { BroadcastRejectedError, type BroadcastPurpose, type ChainGateway, type TransactionStatus } from '../chains/gateway.js';
-import type { Signer } from '../chains/signer/signer.js';
-import { signSweepTransfer } from '../chains/sweeper/transactions.js';
-import { prepareGasTopUp } from '../chains/sweeper/top-up.js';
-import { findToken, nativeToken } from '../chains/tokens.js';
-import type { Database } from '../db/database.js';
-import { accountDecider } from '../domain/account/account.js';
-import { depositDecider } from '../domain/deposit/decide.js';
-import { depositKey, type DepositRef } from '../domain/deposit/deposit.js';
-import { DomainError } from '../domain/errors.js';
-import { ledgerDecider } from '../domain/ledger/decide.js';
-import { streams } from '../domain/streams.js';
-import { sweepDecider, type SweepCommand } from '../domain/sweep/decide.js';
-import { isTerminal, type SignedStep, type Sweep, type SweepPlan, type SweepStatus } from '../domain/sweep/sweep.js';
-import type { Logger } from '../log.js';
-import type { DecidedAppend } from './atomic-decision.js';
-import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
-import type { OrganizationWallets } from './organization-wallets.js';
-import { onLedger, type LedgerBatcher } from './ledger-batches.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import type { ChainGateway } from '../../chains/gateway.js';
+import { followSignedTransaction, type TransferFaults } from '../../chains/transfers/follow.js';
+import type { Signer } from '../../chains/signer/signer.js';
+import { signSweepTransfer } from '../../chains/transfers/transactions.js';
+import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
+import { findToken, nativeToken } from '../../catalog/tokens.js';
+import type { Database } from '../../db/database.js';
+import { accountDecider } from '../../domain/account/account.js';
+import { depositDecider } from '../../domain/deposit/decide.js';
+import { depositKey, type DepositRef } from '../../domain/deposit/deposit.js';
+import { DomainError } from '../../errors.js';
+import { ledgerDecider } from '../../domain/ledger/decide.js';
+import { streams } from '../../domain/streams.js';
+import { sweepDecider, type SweepCommand } from '../../domain/sweep/decide.js';
+import { isTerminal, type Sweep, type SweepPlan, type SweepStatus } from '../../domain/sweep/sweep.js';
+import type { Logger } from '../../log.js';
+import type { DecidedAppend } from '../../application/atomic-decision.js';
+import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from '../../application/command-handler.js';
+import type { OrganizationWallets } from '../../application/organization-wallets.js';
+import { onLedger, type LedgerBatcher } from '../../application/ledger-batches.js';
 
 export interface SweepServices extends CommandServices {
   chain: ChainDefinition;
@@ -29,8 +30,8 @@ export interface SweepServices extends CommandServices {
   logger: Logger;
   /** defaults to the process's shared batcher, so every writer of one ledger takes turns */
   ledgerBatcher?: LedgerBatcher;
-  /** fault injection for crash tests: runs right after an event is appended / a transaction is broadcast; a throw there is a crash */
-  faults?: { afterRecord?(eventType: string): void | Promise<void>; afterBroadcast?(txHash: string): void | Promise<void> };
+  /** fault injection for crash tests */
+  faults?: TransferFaults;
 }
 
 /**
@@ -111,48 +112,6 @@ const spareNative = async (services: SweepServices, depositAddress: string): Pro
   `.execute(db);
   const spare = balance - BigInt(rows[0]?.reserved ?? 0);
   return spare > 0n ? spare : 0n;
-};
-
-export type Followed = { kind: 'sent' } | { kind: 'confirmed'; blockNumber: number; fee: bigint } | { kind: 'failed'; error: string };
-
-type FollowServices = Pick<SweepServices, 'gateway' | 'chain' | 'logger' | 'faults'>;
-
-/**
- * Sends a recorded transaction's bytes (logged, then the crash-test hook): null when the node took
- * them, the node's refusal otherwise. `purpose` tells a devnet whether its withdrawal faults apply.
- */
-export const sendRecorded = async (
-  services: FollowServices,
-  transaction: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string },
-  purpose?: BroadcastPurpose,
-): Promise<string | null> => {
-  try {
-    await services.gateway.broadcast(transaction.raw, purpose ? { purpose } : undefined);
-  } catch (error) {
-    if (error instanceof BroadcastRejectedError) return error.message;
-    throw error;
-  }
-  services.logger.info('transaction broadcast', { chainId: services.chain.id, txHash: transaction.txHash, from: transaction.from, nonce: transaction.nonce });
-  await services.faults?.afterBroadcast?.(transaction.txHash);
-  return null;
-};
-
-/** A mined or failed transaction: confirmed only once it is as deep as the chain asks. */
-export const settledStatus = (chain: ChainDefinition, status: Extract<TransactionStatus, { status: 'confirmed' | 'failed' }>): Followed => {
-  if (status.status === 'failed') return { kind: 'failed', error: status.error };
-  return status.confirmations >= chain.properties.confirmations ? { kind: 'confirmed', blockNumber: status.blockNumber, fee: status.fee } : { kind: 'sent' };
-};
-
-/**
- * Where a recorded transaction stands; sends its recorded bytes when the node does not know them
- * (never broadcast because of a crash, or dropped by a reorg). Never signs anything new.
- */
-export const followSignedTransaction = async (services: FollowServices, step: Pick<SignedStep, 'txHash' | 'raw' | 'nonce'> & { from?: string }): Promise<Followed> => {
-  const status = await services.gateway.transactionStatus(step.txHash);
-  if (status.status === 'pending') return { kind: 'sent' };
-  if (status.status !== 'not_found') return settledStatus(services.chain, status);
-  const refusal = await sendRecorded(services, step);
-  return refusal === null ? { kind: 'sent' } : { kind: 'failed', error: `the node refused the transaction: ${refusal}` };
 };
 
 /** The sweep confirmed: a native sweep's fee is charged to the organization's ledger in the same append. */

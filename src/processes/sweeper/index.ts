@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
-import type { SweepServices } from '../../application/sweeps.js';
+import type { SweepServices } from './advance.js';
 import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
-import type { ChainDefinition } from '../chain.js';
-import type { GatewayLookup } from '../gateway-lookup.js';
-import type { Signer } from '../signer/signer.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import type { GatewayLookup } from '../../chains/gateway-lookup.js';
+import type { Signer } from '../../chains/signer/signer.js';
 import { isSweptChain } from '../../projections/sweep-queue.js';
 import { Sweeper, type SweeperOptions } from './worker.js';
 
 export { Sweeper, type PassResult, type SweeperOptions } from './worker.js';
-export { signSweepTransfer } from './transactions.js';
+export { signSweepTransfer } from '../../chains/transfers/transactions.js';
 
 export interface SweeperDependencies {
   chains: readonly ChainDefinition[];

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { DomainError } from '../domain/errors.js';
-import type { ChainAvailability } from './availability.js';
-import { requireKnownToken, requireSupportedChain } from './caip.js';
-import type { ChainDefinition } from './chain.js';
-import { CHAINS } from './registry.js';
-import { TOKENS, type TokenDefinition } from './tokens.js';
+import { DomainError } from '../errors.js';
+import type { ChainAvailability } from '../chains/chain-availability.js';
+import { requireKnownToken, requireSupportedChain } from '../catalog/caip.js';
+import type { ChainDefinition } from '../catalog/chain.js';
+import { CHAINS } from '../catalog/registry.js';
+import { TOKENS, type TokenDefinition } from '../catalog/tokens.js';
 
 /** What decides, for one organization, whether a chain or token is enabled. */
 export interface OrganizationChainSettings {

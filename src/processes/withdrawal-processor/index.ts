@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
-import type { WithdrawalProcessingServices } from '../../application/withdrawal-processing.js';
+import type { WithdrawalProcessingServices } from './advance.js';
 import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
-import type { ChainDefinition } from '../chain.js';
-import type { BitcoinFeePolicy, ChainsConfig } from '../config.js';
-import type { GatewayLookup } from '../gateway-lookup.js';
-import type { Signer } from '../signer/signer.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import type { BitcoinFeePolicy, ChainsConfig } from '../../chains/config.js';
+import type { GatewayLookup } from '../../chains/gateway-lookup.js';
+import type { Signer } from '../../chains/signer/signer.js';
 import { WithdrawalProcessor, type WithdrawalProcessorOptions } from './worker.js';
 
 export { WithdrawalProcessor, type ProcessorPassResult, type WithdrawalProcessorOptions } from './worker.js';
