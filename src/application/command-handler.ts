@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
-import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, StreamAppend } from '../eventstore/port.js';
+import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../eventstore/port.js';
+
+/**
+ * The one command path: load → decide → append with the revision the decision was made on
+ * (ARCHITECTURE invariant 2), several streams atomically when a decision spans them (invariant 3).
+ * `decideAndAppend` is the only place that appends a decision; `handleCommand` is its form for one
+ * stream, and the ledger batcher (ledger-batches.ts) its batched form for the commands of one ledger.
+ */
 
 /** Who asks, for the audit trail: stored as event metadata (time is added per decision). */
 export type CommandMetadata = Omit<EventMetadata, 'at'>;
@@ -9,6 +16,13 @@ export type CommandMetadata = Omit<EventMetadata, 'at'>;
 export interface CommandServices {
   store: EventStore;
   clock: () => Date;
+}
+
+/** Events decided for one stream, on the revision the decision read. */
+export interface DecidedAppend {
+  stream: string;
+  expectedRevision: ExpectedRevision;
+  events: DomainEvent[];
 }
 
 /** Bounded: a conflict is retried this many times at most, each after a short jittered pause. */
@@ -34,11 +48,46 @@ export const loadAggregate = async <Event extends DomainEvent, State>(
   return { state, expectedRevision: last ? last.revision : 'no_stream' };
 };
 
+export interface DecisionOptions {
+  /** how many times a decision is made at most; 1: a conflict goes to the caller at once (a racing worker won) */
+  maxAttempts?: number;
+  /** which conflicts are decided again (default: all); the others go to the caller */
+  retryWhen?: (conflict: WrongExpectedRevisionError) => boolean;
+}
+
 /**
- * Read, decide, append with the revision the decision was made on (ARCHITECTURE invariant 2). When
- * another writer changed the stream first, read again and decide again, a bounded number of times.
- * `alsoAppend` adds appends to other streams, atomically with the decision (a claim, say); a
- * conflict on one of those is not re-decided but thrown to the caller.
+ * Decides and appends atomically. `decide` reads what it needs (on each attempt) and returns the
+ * appends, each at the revision it read, and a result. When another writer moved one of those
+ * streams first, everything is read and decided again, up to `maxAttempts` times. A DomainError
+ * thrown by `decide` is the caller's, and nothing is written.
+ */
+export const decideAndAppend = async <Result extends object>(
+  services: CommandServices,
+  metadata: CommandMetadata,
+  decide: (now: Date) => Promise<{ appends: DecidedAppend[]; result: Result }>,
+  { maxAttempts = MAX_DECISION_ATTEMPTS, retryWhen = () => true }: DecisionOptions = {},
+): Promise<Result & { position: bigint | null }> => {
+  for (let attempt = 1; ; attempt++) {
+    const now = services.clock();
+    const { appends, result } = await decide(now);
+    const nonEmpty = appends.filter((append) => append.events.length > 0);
+    if (nonEmpty.length === 0) return { ...result, position: null };
+    try {
+      const { position } = await services.store.appendMany(
+        nonEmpty.map(({ stream, expectedRevision, events }) => ({ stream, expectedRevision, events: toNewEvents(events, metadata, now) })),
+      );
+      return { ...result, position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || !retryWhen(error) || attempt >= maxAttempts) throw error;
+      await pauseAfterConflict(attempt);
+    }
+  }
+};
+
+/**
+ * One command on one stream through `decideAndAppend`. `alsoAppend` adds appends to other streams,
+ * atomically with the decision (a claim, say); a conflict on one of those is not decided again but
+ * thrown to the caller.
  */
 export const handleCommand = async <Command, Event extends DomainEvent, State>(
   services: CommandServices,
@@ -46,23 +95,41 @@ export const handleCommand = async <Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   command: Command,
   metadata: CommandMetadata,
-  alsoAppend: (now: Date) => StreamAppend[] = () => [],
-): Promise<{ state: State; events: Event[]; position: bigint | null }> => {
-  for (let attempt = 1; ; attempt++) {
-    const { state, expectedRevision } = await loadAggregate(services.store, stream, decider);
-    const now = services.clock();
-    const events = decider.decide(command, state, { now });
-    if (events.length === 0) return { state, events, position: null };
-    try {
-      const { position } = await services.store.appendMany([
-        ...alsoAppend(now),
-        { stream, expectedRevision, events: toNewEvents(events, metadata, now) },
-      ]);
-      return { state: events.reduce(decider.evolve, state), events, position };
-    } catch (error) {
-      const conflictHere = error instanceof WrongExpectedRevisionError && error.stream === stream;
-      if (!conflictHere || attempt >= MAX_DECISION_ATTEMPTS) throw error;
-      await pauseAfterConflict(attempt);
-    }
-  }
+  alsoAppend: (now: Date) => DecidedAppend[] = () => [],
+): Promise<{ state: State; events: Event[]; position: bigint | null }> =>
+  decideAndAppend(
+    services,
+    metadata,
+    async (now) => {
+      const { state, expectedRevision } = await loadAggregate(services.store, stream, decider);
+      const events = decider.decide(command, state, { now });
+      if (events.length === 0) return { appends: [], result: { state, events } };
+      return { appends: [...alsoAppend(now), { stream, expectedRevision, events }], result: { state: events.reduce(decider.evolve, state), events } };
+    },
+    { retryWhen: (conflict) => conflict.stream === stream },
+  );
+
+/**
+ * A worker's step through `decideAndAppend`: decided on the state the worker already loaded and
+ * appended at that revision, once. A conflict means another worker moved the stream first; it goes
+ * to the caller, which reads again on its next pass. Returns the events appended (none: nothing to do).
+ */
+export const decideOnLoaded = async <Command, Event extends DomainEvent, State>(
+  services: CommandServices,
+  stream: string,
+  decider: Pick<Decider<Command, Event, State>, 'decide'>,
+  loaded: { state: State; expectedRevision: ExpectedRevision },
+  command: Command,
+  metadata: CommandMetadata,
+): Promise<Event[]> => {
+  const { events } = await decideAndAppend(
+    services,
+    metadata,
+    async (now) => {
+      const events = decider.decide(command, loaded.state, { now });
+      return { appends: [{ stream, expectedRevision: loaded.expectedRevision, events }], result: { events } };
+    },
+    { maxAttempts: 1 },
+  );
+  return events;
 };

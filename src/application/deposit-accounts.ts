@@ -1,12 +1,11 @@
-import type { DepositAddressBook } from '../chains/address-book.js';
 import { randomUUID } from 'node:crypto';
+import type { DepositAddressBook } from '../chains/address-book.js';
 import { accountDecider, type Account, type AccountEvent, type AccountProperties } from '../domain/account/account.js';
 import { derivationCounterDecider, type DerivationOwnerEvent } from '../domain/derivation/derivation.js';
 import { DomainError } from '../errors.js';
 import { streams } from '../domain/streams.js';
-import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../eventstore/errors.js';
-import type { StreamAppend } from '../eventstore/port.js';
-import { loadAggregate, pauseAfterConflict, toDomainEvent, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { EventStoreUnavailableError } from '../eventstore/errors.js';
+import { decideAndAppend, loadAggregate, toDomainEvent, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 
 export interface DepositAccountServices extends CommandServices {
   addresses: DepositAddressBook;
@@ -29,9 +28,9 @@ const MAX_ACCOUNT_ATTEMPTS = 200;
 const destinationTagSpace = (chainId: string, orgId: string) => `destinationTag:${chainId}:${orgId}`;
 
 /** The index an owner holds in a space, or the appends that allocate it (counter + owner claim). */
-export const indexFor = async (services: CommandServices, space: string, orgId: string, owner: string, metadata: CommandMetadata, now: Date) => {
+export const indexFor = async (services: CommandServices, space: string, orgId: string, owner: string, now: Date): Promise<{ index: number; appends: DecidedAppend[] }> => {
   const [assigned] = await services.store.readStream(streams.derivationOwner(space, orgId, owner), { maxCount: 1 });
-  if (assigned) return { index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index, appends: [] as StreamAppend[] };
+  if (assigned) return { index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index, appends: [] };
   const counterStream = streams.derivationCounter(space);
   const { state, expectedRevision } = await loadAggregate(services.store, counterStream, derivationCounterDecider);
   const [allocated] = derivationCounterDecider.decide({ type: 'AllocateDerivationIndex', space, orgId, owner }, state, { now });
@@ -40,21 +39,21 @@ export const indexFor = async (services: CommandServices, space: string, orgId: 
   return {
     index,
     appends: [
-      { stream: counterStream, expectedRevision, events: toNewEvents([allocated!], metadata, now) },
-      { stream: streams.derivationOwner(space, orgId, owner), expectedRevision: 'no_stream' as const, events: toNewEvents([assignedEvent], metadata, now) },
+      { stream: counterStream, expectedRevision, events: [allocated!] },
+      { stream: streams.derivationOwner(space, orgId, owner), expectedRevision: 'no_stream', events: [assignedEvent] },
     ],
   };
 };
 
-const propertiesFor = async (services: DepositAccountServices, orgId: string, chainId: string, externalUserId: string, metadata: CommandMetadata, now: Date) => {
+const propertiesFor = async (services: DepositAccountServices, orgId: string, chainId: string, externalUserId: string, now: Date) => {
   const { addresses } = services;
   const space = addresses.keySpace(chainId);
   if (!addresses.usesDestinationTags(chainId)) {
-    const { index, appends } = await indexFor(services, space, orgId, externalUserId, metadata, now);
+    const { index, appends } = await indexFor(services, space, orgId, externalUserId, now);
     return { properties: { address: addresses.addressAt(chainId, index) } as AccountProperties, derivation: { space, index }, appends };
   }
-  const organization = await indexFor(services, space, orgId, ORGANIZATION_OWNER, metadata, now);
-  const tag = await indexFor(services, destinationTagSpace(chainId, orgId), orgId, externalUserId, metadata, now);
+  const organization = await indexFor(services, space, orgId, ORGANIZATION_OWNER, now);
+  const tag = await indexFor(services, destinationTagSpace(chainId, orgId), orgId, externalUserId, now);
   return {
     // tags start at 1: some wallets treat 0 as "no tag"
     properties: { address: addresses.addressAt(chainId, organization.index), destinationTag: String(tag.index + 1) },
@@ -75,29 +74,26 @@ export const getOrCreateDepositAccount = async (
 ): Promise<{ account: Extract<Account, { status: 'Created' }>; created: boolean }> => {
   checkExternalUserId(input.externalUserId);
   const accountStream = streams.account(input.orgId, input.chainId, input.externalUserId);
-  for (let attempt = 1; ; attempt++) {
-    const { state, expectedRevision } = await loadAggregate(services.store, accountStream, accountDecider);
-    if (state.status === 'Created') return { account: state, created: false };
-    const now = services.clock();
-    try {
-      const { properties, derivation, appends } = await propertiesFor(services, input.orgId, input.chainId, input.externalUserId, metadata, now);
-      const events: AccountEvent[] = accountDecider.decide(
-        { type: 'CreateAccount', ...input, orgDepositAccountId: randomUUID(), properties, derivation },
-        state,
-        { now },
-      );
-      await services.store.appendMany([...appends, { stream: accountStream, expectedRevision, events: toNewEvents(events, metadata, now) }]);
-      return { account: events.reduce(accountDecider.evolve, state) as Extract<Account, { status: 'Created' }>, created: true };
-    } catch (error) {
+  try {
+    const { account, created } = await decideAndAppend(
+      services,
+      metadata,
+      async (now) => {
+        const { state, expectedRevision } = await loadAggregate(services.store, accountStream, accountDecider);
+        if (state.status === 'Created') return { appends: [], result: { account: state, created: false } };
+        const { properties, derivation, appends } = await propertiesFor(services, input.orgId, input.chainId, input.externalUserId, now);
+        const events: AccountEvent[] = accountDecider.decide({ type: 'CreateAccount', ...input, orgDepositAccountId: randomUUID(), properties, derivation }, state, { now });
+        const account = events.reduce(accountDecider.evolve, state) as Extract<Account, { status: 'Created' }>;
+        return { appends: [...appends, { stream: accountStream, expectedRevision, events }], result: { account, created: true } };
+      },
       // a concurrent request created the account, or took the index we counted on: read and decide again
-      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ACCOUNT_ATTEMPTS) {
-        await pauseAfterConflict(attempt);
-        continue;
-      }
-      if (error instanceof DomainError) throw error;
-      throw new DomainError('FAILED_TO_CREATE_DEPOSIT_ACCOUNT', 'The deposit account could not be created; retry shortly', {
-        reason: error instanceof EventStoreUnavailableError ? 'event store unavailable' : 'conflicts or derivation failure',
-      });
-    }
+      { maxAttempts: MAX_ACCOUNT_ATTEMPTS },
+    );
+    return { account, created };
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new DomainError('FAILED_TO_CREATE_DEPOSIT_ACCOUNT', 'The deposit account could not be created; retry shortly', {
+      reason: error instanceof EventStoreUnavailableError ? 'event store unavailable' : 'conflicts or derivation failure',
+    });
   }
 };

@@ -5,8 +5,7 @@ import type { Deposit, DepositCredit, DepositRef } from '../domain/deposit/depos
 import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
-import { decideAtomically, type DecidedAppend } from './atomic-decision.js';
-import { handleCommand, loadAggregate, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { decideAndAppend, handleCommand, loadAggregate, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 
 /** One transfer a chain watcher saw arrive at one of our addresses. */
@@ -111,7 +110,7 @@ export const recordDeposit = async (
         },
       });
     } else {
-      await decideAtomically(services, scoped, async (now) => ({ appends: [detect(await readDeposit(), now)], result: {} }));
+      await decideAndAppend(services, scoped, async (now) => ({ appends: [detect(await readDeposit(), now)], result: {} }));
     }
     return { outcome: 'recorded' };
   } catch (error) {

@@ -3,8 +3,7 @@ import { ledgerDecider } from '../domain/ledger/decide.js';
 import type { LedgerEvent, LedgerState } from '../domain/ledger/ledger.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { ExpectedRevision, StreamAppend } from '../eventstore/port.js';
-import type { DecidedAppend } from './atomic-decision.js';
-import { MAX_DECISION_ATTEMPTS, pauseAfterConflict, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { MAX_DECISION_ATTEMPTS, pauseAfterConflict, toNewEvents, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 import { loadLedger } from './ledgers.js';
 
 /** The ledger a decision is made on: its balances, the revision they stand at, and which try this is. */

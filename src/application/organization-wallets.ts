@@ -1,8 +1,7 @@
 import type { ChainDefinition } from '../catalog/chain.js';
 import { findChain } from '../catalog/registry.js';
 import type { Signer } from '../chains/signer/signer.js';
-import { WrongExpectedRevisionError } from '../eventstore/errors.js';
-import { MAX_DECISION_ATTEMPTS, pauseAfterConflict, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { decideAndAppend, type CommandMetadata, type CommandServices } from './command-handler.js';
 import { indexFor } from './deposit-accounts.js';
 
 /** The wallets an organization holds on one chain: where sweeps go, and (EVM, Tron) what pays their gas. */
@@ -49,19 +48,13 @@ export const createOrganizationWallets = (services: CommandServices & { signer: 
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const space = organizationWalletSpace(keySpace);
-    for (let attempt = 1; ; attempt++) {
-      const now = services.clock();
-      const { index, appends } = await indexFor(services, space, orgId, ORGANIZATION_OWNER, { ...metadata, orgId }, now);
-      try {
-        if (appends.length > 0) await services.store.appendMany(appends);
-        cache.set(key, index);
-        return index;
-      } catch (error) {
-        // another process allocated this organization's index, or another organization took this one: read again
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_DECISION_ATTEMPTS) throw error;
-        await pauseAfterConflict(attempt);
-      }
-    }
+    // another process allocated this organization's index, or another organization took this one: read again
+    const { index } = await decideAndAppend(services, { ...metadata, orgId }, async (now) => {
+      const { index, appends } = await indexFor(services, space, orgId, ORGANIZATION_OWNER, now);
+      return { appends, result: { index } };
+    });
+    cache.set(key, index);
+    return index;
   };
 
   return {

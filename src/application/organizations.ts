@@ -11,7 +11,7 @@ import type { Keyring } from '../security/keyring.js';
 import { generatePassword, hashPassword } from '../security/passwords.js';
 import { encryptSecret, secretPurpose } from '../security/secret-box.js';
 import { generateTotpSeed, otpauthUrl } from '../security/totp.js';
-import { handleCommand, toNewEvents, type CommandMetadata, type CommandServices } from './command-handler.js';
+import { decideAndAppend, handleCommand, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
 export interface OrganizationServices extends CommandServices {
@@ -53,10 +53,10 @@ const newUser = async (keyring: Keyring, username: string): Promise<{ issued: Is
   };
 };
 
-const claimAppend = (user: NewUser, orgId: string, metadata: CommandMetadata, at: Date) => ({
+const claimAppend = (user: NewUser, orgId: string, at: Date): DecidedAppend => ({
   stream: streams.usernameClaim(user.username),
-  expectedRevision: 'no_stream' as const,
-  events: toNewEvents([usernameClaimed(user.username, user.userId, orgId, at)], metadata, at),
+  expectedRevision: 'no_stream',
+  events: [usernameClaimed(user.username, user.userId, orgId, at)],
 });
 
 const duplicateUsername = (error: unknown, users: NewUser[]) => {
@@ -93,14 +93,21 @@ export const bootstrapOrganization = async (
     webhookSigningSecretEncrypted: encryptSecret(services.keyring.encryptionKey, webhookSigningSecret, secretPurpose.webhookSigningSecret(orgId)),
     apiKey: { keyId, keyDigest: services.keyring.apiKeyDigest(apiKey) },
   };
-  const now = services.clock();
-  const events = organizationDecider.decide(command, organizationDecider.initialState, { now });
-  const withOrg = { ...metadata, orgId };
   try {
-    const { position } = await services.store.appendMany([
-      ...users.map(({ user }) => claimAppend(user, orgId, withOrg, now)),
-      { stream: streams.organization(orgId), expectedRevision: 'no_stream', events: toNewEvents(events, withOrg, now) },
-    ]);
+    // a new stream: a conflict can only be a username already claimed, never decided again
+    const { position } = await decideAndAppend(
+      services,
+      { ...metadata, orgId },
+      async (now) => ({
+        appends: [
+          ...users.map(({ user }) => claimAppend(user, orgId, now)),
+          { stream: streams.organization(orgId), expectedRevision: 'no_stream', events: organizationDecider.decide(command, organizationDecider.initialState, { now }) },
+        ],
+        result: {},
+      }),
+      { maxAttempts: 1 },
+    );
+    if (position === null) throw new Error('a new organization always has events to append');
     return {
       organization: { id: orgId, name: input.name },
       apiKey,
@@ -119,7 +126,7 @@ export const addUser = async (services: OrganizationServices, orgId: string, use
   const withOrg = { ...metadata, orgId };
   try {
     const { position } = await handleCommand(services, streams.organization(orgId), organizationDecider, { type: 'AddUser', user }, withOrg, (now) => [
-      claimAppend(user, orgId, withOrg, now),
+      claimAppend(user, orgId, now),
     ]);
     return { user: issued, position: position! };
   } catch (error) {

@@ -12,8 +12,7 @@ import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
 import { withdrawalReferenceClaimed, type WithdrawalReferenceClaimed } from '../domain/withdrawal/reference-claim.js';
 import type { WithdrawalEvent, WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
-import type { DecidedAppend } from './atomic-decision.js';
-import { loadAggregate, toDomainEvent, type CommandMetadata } from './command-handler.js';
+import { loadAggregate, toDomainEvent, type CommandMetadata, type DecidedAppend } from './command-handler.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import { checkExternalUserId } from './deposit-accounts.js';
 import { acceptTotpCode } from './login.js';
@@ -52,7 +51,6 @@ export interface WithdrawalRequest {
 
 const unavailable = (what: string) => new DomainError('SERVICE_UNAVAILABLE', `${what} is not available on this service right now`);
 
-
 const loadOrganization = async (services: WithdrawalServices, orgId: string): Promise<ActiveOrganization> => {
   const { state } = await loadAggregate(services.store, streams.organization(orgId), organizationDecider);
   if (state.status !== 'Active') throw new DomainError('UNAUTHORIZED', 'The organization does not exist');
@@ -83,17 +81,12 @@ const refuseTakenReference = async (services: WithdrawalServices, referenceStrea
 };
 
 /**
- * POST /withdrawals. Validates in SPEC's order (chain and token, amount, recipient, XRP tag, bounds,
- * gas; XRP: what the account holds above its reserve), then in one atomic append: the reference claimed (no_stream), the funds held on the
- * ledger (its revision; INSUFFICIENT_BALANCE), the withdrawal created (no_stream). The ledger is
- * shared by every withdrawal and deposit of the token, so the decision waits its turn in the
- * ledger's queue instead of losing races to its neighbours.
+ * POST /withdrawals' checks in SPEC's order: chain and token, amount, recipient, XRP tag, bounds,
+ * gas, and on XRP what the account holds above its reserve. The chain's own answers (tags, gas,
+ * reserve) are asked here, before any decision; the balance is checked on the ledger, in its turn.
  */
-export const createWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
+const checkRequest = async (services: WithdrawalServices, organization: ActiveOrganization, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata) => {
   if (input.externalUserId !== undefined) checkExternalUserId(input.externalUserId);
-  // the organization's own stream, read once: its chain and token switches (fresher than the read
-  // model, and one query less per request) and, below, its members and signers
-  const organization = await loadOrganization(services, caller.orgId);
   const settings = { availability: services.availability, disabledChainIds: organization.disabledChainIds, disabledTokenIds: organization.disabledTokenIds };
   const { chain, token } = checkChainAndToken(settings, input.chainId, input.tokenId);
   const amount = parseAmount(input.amount);
@@ -108,11 +101,22 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
     await checkGas(chain, token, gateway, await services.wallets.walletsOf(caller.orgId, chain.id, metadata), input.recipient, amount);
   }
   if (chain.family === 'xrp') await checkXrpReserve(chain, gateway, await xrpOrganizationAddress(services.db, caller.orgId, chain.id), input.recipient, amount);
-
   userOf(organization, caller.userId);
+  return { chain, token, amount, memo };
+};
+
+/**
+ * POST /withdrawals: the request checked, then in one atomic append: the reference claimed
+ * (no_stream), the funds held on the ledger (its revision; INSUFFICIENT_BALANCE), the withdrawal
+ * created (no_stream). The ledger is shared by every withdrawal and deposit of the token, so the
+ * decision waits its turn in the ledger's queue instead of losing races to its neighbours.
+ */
+export const createWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
+  // the organization's own stream, read once: its chain and token switches (fresher than the read
+  // model, and one query less per request), its members and signers
+  const organization = await loadOrganization(services, caller.orgId);
+  const { chain, token, amount, memo } = await checkRequest(services, organization, caller, input, metadata);
   const id = randomUUID();
-  const referenceStream = streams.withdrawalReference(caller.orgId, input.reference);
-  const ledgerStream = streams.ledger(caller.orgId, token.id);
   const request: WithdrawalCommand = {
     type: 'RequestWithdrawal',
     id,
@@ -128,16 +132,14 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
     initiator: caller.userId,
     minWithdrawalSigners: organization.minWithdrawalSigners,
   };
-  const scoped = { ...metadata, orgId: caller.orgId };
-  await refuseTakenReference(services, referenceStream, input.reference);
-  let retried = false;
+  const referenceStream = streams.withdrawalReference(caller.orgId, input.reference);
+  const ledgerStream = streams.ledger(caller.orgId, token.id);
   try {
-    const { events } = await onLedger(services, ledgerStream, scoped, {
+    const { events } = await onLedger(services, ledgerStream, { ...metadata, orgId: caller.orgId }, {
       stream: referenceStream,
-      // a conflict on the reference sends this decision to a second try: was the reference taken meanwhile?
-      read: () => (retried ? refuseTakenReference(services, referenceStream, input.reference) : Promise.resolve()),
+      // read on every try: a reference taken by another request (also between two tries) is named
+      read: () => refuseTakenReference(services, referenceStream, input.reference),
       decide: (ledger, now) => {
-        retried = true;
         checkConfirmedBalance(chain, ledger.state, amount);
         const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
         const requested = withdrawalDecider.decide(request, withdrawalDecider.initialState, { now });

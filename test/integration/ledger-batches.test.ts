@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecidedAppend } from '../../src/application/atomic-decision.js';
+import type { DecidedAppend } from '../../src/application/command-handler.js';
 import { loadLedger } from '../../src/application/ledgers.js';
 import { LedgerBatcher, type LedgerView } from '../../src/application/ledger-batches.js';
 import { migrateToLatest } from '../../src/db/migrate.js';

@@ -16,8 +16,7 @@ import { streams } from '../../domain/streams.js';
 import { sweepDecider, type SweepCommand } from '../../domain/sweep/decide.js';
 import { isTerminal, type Sweep, type SweepPlan, type SweepStatus } from '../../domain/sweep/sweep.js';
 import type { Logger } from '../../log.js';
-import type { DecidedAppend } from '../../application/atomic-decision.js';
-import { loadAggregate, toNewEvents, type CommandMetadata, type CommandServices } from '../../application/command-handler.js';
+import { decideOnLoaded, loadAggregate, type CommandMetadata, type CommandServices, type DecidedAppend } from '../../application/command-handler.js';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
 import { onLedger, type LedgerBatcher } from '../../application/ledger-batches.js';
 
@@ -160,10 +159,8 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
       state = loaded.state;
       if (state.status !== 'None') metadata = { ...metadata, orgId: state.plan.orgId };
       const record = async (command: SweepCommand): Promise<boolean> => {
-        const now = services.clock();
-        const events = sweepDecider.decide(command, loaded.state, { now });
+        const events = await decideOnLoaded(services, stream, sweepDecider, loaded, command, metadata);
         if (events.length === 0) return false;
-        await store.appendMany([{ stream, expectedRevision: loaded.expectedRevision, events: toNewEvents(events, metadata, now) }]);
         state = events.reduce(sweepDecider.evolve, loaded.state);
         setClaims(claims, chain, stream, state);
         for (const event of events) await services.faults?.afterRecord?.(event.type);

@@ -9,8 +9,7 @@ import { ledgerDecider } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
-import type { DecidedAppend } from '../../application/atomic-decision.js';
-import { loadAggregate, toNewEvents, type CommandMetadata } from '../../application/command-handler.js';
+import { decideOnLoaded, loadAggregate, type CommandMetadata, type DecidedAppend } from '../../application/command-handler.js';
 import { onLedger } from '../../application/ledger-batches.js';
 import { applyWithdrawalCommand } from '../../application/withdrawals.js';
 import { followSignedTransaction } from '../../chains/transfers/follow.js';
@@ -99,10 +98,7 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   const gasStream = streams.withdrawalGas(withdrawal.id);
   const gas = await loadAggregate(store, gasStream, gasTopUpDecider);
   const recordGas = async (command: GasTopUpCommand) => {
-    const now = services.clock();
-    const events = gasTopUpDecider.decide(command, gas.state, { now });
-    if (events.length === 0) return;
-    await store.appendMany([{ stream: gasStream, expectedRevision: gas.expectedRevision, events: toNewEvents(events, metadata, now) }]);
+    const events = await decideOnLoaded(services, gasStream, gasTopUpDecider, gas, command, metadata);
     for (const event of events) await services.faults?.afterRecord?.(event.type);
   };
   let gasReceived = gas.state.status === 'Confirmed';
@@ -226,12 +222,9 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
     if (isTerminal(withdrawal.status) || withdrawal.status === 'PendingApproval') return { outcome: 'finished', status: withdrawal.status };
     const metadata: CommandMetadata = { actor: `withdrawal-processor:${chain.id}`, orgId: withdrawal.orgId };
     const record = async (command: WithdrawalCommand): Promise<boolean> => {
-      const now = services.clock();
-      const events = withdrawalDecider.decide(command, withdrawal, { now });
-      if (events.length === 0) return false;
-      await store.appendMany([{ stream, expectedRevision: loaded.expectedRevision, events: toNewEvents(events, metadata, now) }]);
+      const events = await decideOnLoaded(services, stream, withdrawalDecider, loaded, command, metadata);
       for (const event of events) await services.faults?.afterRecord?.(event.type);
-      return true;
+      return events.length > 0;
     };
 
     const signed = withdrawal.signedTransaction;
