@@ -1,41 +1,22 @@
-import fs from 'node:fs/promises';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const holderIsAlive = async (file: string): Promise<boolean> => {
-  const pid = Number(await fs.readFile(file, 'utf8').catch(() => ''));
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
+import lockfile from 'proper-lockfile';
 
 /**
- * Runs `work` while holding an exclusive lock file (O_EXCL create). A lock left by a dead
- * process is taken over. Used so two processes never initialise or start one cluster twice.
+ * Runs `work` while holding an exclusive lock on `file`, with `proper-lockfile`: the lock is a
+ * directory created atomically (`file.lock`, mkdir) whose time the holder refreshes; one left by a
+ * dead process goes stale and is taken over, safely even when two processes find it stale at once.
+ * Used so two processes never initialise or start one cluster twice.
  */
 export const withFileLock = async <T>(file: string, work: () => Promise<T>, timeoutMs = 120_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await fs.writeFile(file, String(process.pid), { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!(await holderIsAlive(file))) {
-        await fs.rm(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the lock ${file}`);
-      await sleep(100);
-    }
-  }
+  const pollMs = 100;
+  const release = await lockfile.lock(file, {
+    realpath: false,
+    stale: 10_000,
+    update: 2_000,
+    retries: { retries: Math.ceil(timeoutMs / pollMs), factor: 1, minTimeout: pollMs, maxTimeout: pollMs },
+  });
   try {
     return await work();
   } finally {
-    await fs.rm(file, { force: true });
+    await release();
   }
 };
