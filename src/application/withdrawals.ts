@@ -179,6 +179,8 @@ export const applyWithdrawalCommand = async (
   withdrawal: Pick<WithdrawalRecord, 'id' | 'orgId' | 'tokenId'>,
   command: Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>,
   metadata: CommandMetadata,
+  /** more for the same ledger in the same append (a network fee the chain took from the balance) */
+  alsoOnLedger: LedgerCommand[] = [],
 ): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[] }> => {
   const withdrawalStream = streams.withdrawal(withdrawal.id);
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
@@ -190,11 +192,20 @@ export const applyWithdrawalCommand = async (
       const after = events.reduce(withdrawalDecider.evolve, current.state) as WithdrawalRecord;
       const appends: DecidedAppend[] = [{ stream: withdrawalStream, expectedRevision: current.expectedRevision, events }];
       let state = ledger.state;
-      const ledgerEvents = ledgerCommandsFor(after, events).flatMap((ledgerCommand) => {
+      const decideOn = (ledgerCommand: LedgerCommand) => {
         const decided = ledgerDecider.decide(ledgerCommand, state, { now });
         state = decided.reduce(ledgerDecider.evolve, state);
         return decided;
-      });
+      };
+      const ledgerEvents = ledgerCommandsFor(after, events).flatMap(decideOn);
+      for (const extra of events.length > 0 ? alsoOnLedger : []) {
+        try {
+          ledgerEvents.push(...decideOn(extra));
+        } catch (error) {
+          // the chain took it already and the ledger cannot go negative: the failure is recorded all the same
+          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+        }
+      }
       appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
       return { appends, result: { withdrawal: after, events } };
     },

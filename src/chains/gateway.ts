@@ -24,7 +24,8 @@ export type TransactionStatus =
   | { status: 'not_found' }
   | { status: 'pending' }
   | { status: 'confirmed'; blockNumber: number; blockHash: string; confirmations: number; fee: bigint }
-  | { status: 'failed'; blockNumber: number | null; error: string; fee: bigint };
+  /** mined and failed on chain (reverted, tec*): final only once `confirmations` reach the chain's depth, like success */
+  | { status: 'failed'; blockNumber: number | null; error: string; fee: bigint; confirmations: number };
 
 export interface FeeEstimate {
   /** what one transfer of that asset costs, in native base units, at the current price */
@@ -42,8 +43,25 @@ export interface UnspentOutput {
   confirmations: number;
 }
 
+/**
+ * How a node's refusal of a signed transaction is read. None of them is proof that the payment can
+ * never happen (another node may hold the bytes, funds may arrive, a fee market may fall): only the
+ * chain at depth proves that (`ChainGateway.provablyNever`).
+ * - `transient`: the same bytes may be taken later as they are (a fee below today's market, a full
+ *   mempool, a node busy or behind): keep following and re-send them.
+ * - `conflict`: what the transaction spends is taken (its nonce or sequence, an input), by it or by
+ *   another transaction: keep following until the chain says which, at depth.
+ * - `invalid`: the node refuses the transaction on its own merits now (funds, signature, form): to
+ *   end it, it must first be made impossible (its nonce or an input spent by a transaction of ours
+ *   that pays nobody), or left to expire.
+ */
+export type BroadcastRefusal = 'transient' | 'conflict' | 'invalid';
+
 export class BroadcastRejectedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly refusal: BroadcastRefusal = 'invalid',
+  ) {
     super(message);
     this.name = 'BroadcastRejectedError';
   }
@@ -75,4 +93,12 @@ export interface ChainGateway {
   /** sends a signed transaction; returns its hash (the same hash again for a transaction already known); BroadcastRejectedError when the node refuses it */
   broadcast(rawTransaction: string, options?: { purpose?: BroadcastPurpose }): Promise<{ txHash: string }>;
   transactionStatus(txHash: string): Promise<TransactionStatus>;
+  /**
+   * For a signed transaction the chain does not hold: the proof, when there is one, that it can
+   * never be mined (EVM: its nonce taken by another transaction at the chain's depth; Bitcoin: an
+   * input spent by another transaction at depth; XRP: the validated ledger past its
+   * LastLedgerSequence, or its sequence taken; Tron: its expiration passed at depth). null: it can
+   * still happen.
+   */
+  provablyNever(rawTransaction: string): Promise<string | null>;
 }

@@ -29,6 +29,8 @@ export const streams = {
   withdrawalReference: (orgId: string, reference: string) => `withdrawalReference-${orgId}-${digest(reference)}`,
   /** the gas top-ups the withdrawal processor sends an EVM/Tron settlement wallet for one withdrawal (recorded before they are sent) */
   withdrawalGas: (withdrawalId: string) => `withdrawalGas-${withdrawalId}`,
+  /** the transaction of ours that makes a refused transaction impossible (recorded before it is sent) */
+  cancellation: (chainId: string, txHash: string) => `cancellation-${chainId}-${txHash}`,
 } as const;
 
 export const streamCategories = {
@@ -44,6 +46,7 @@ export const streamCategories = {
   withdrawal: 'withdrawal',
   withdrawalReference: 'withdrawalReference',
   withdrawalGas: 'withdrawalGas',
+  cancellation: 'cancellation',
 } as const;
 
 /** Login names compare case-insensitively. */

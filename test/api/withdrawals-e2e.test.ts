@@ -1,5 +1,6 @@
 import ecc from '@bitcoinerlab/secp256k1';
 import { randomBytes } from 'node:crypto';
+import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BITCOIN_FEE_RATE_SAT_PER_VBYTE, XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
 import { addressCodecs } from '../../src/chains/families.js';
@@ -157,18 +158,33 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     await waitForAvailable(ETH_USDT, before - 12_000_000n);
   });
 
-  it.each(['broadcast_error', 'revert'] as const)('a devnet %s: Failed with txnError, withdrawal.failed, the hold released', async (fault) => {
+  it.each(['broadcast_error', 'revert'] as const)('a devnet %s: Failed with txnError, withdrawal.failed, the hold released, the fee the chain took charged', async (fault) => {
     await deposit(BITCOIN, BTC, 100_000n);
     const before = await available(BTC);
     await request('POST', '/devnet/faults', { chainId: BITCOIN, fault, count: 1 });
     const created = await withdraw(BITCOIN, BTC, 60_000n, externalAddress(BITCOIN));
-    if (fault === 'revert') {
-      await waitForStatus(created.id, 'Processing');
+    // refused: made impossible by a cancellation (an input spent back to us), failed once that is at
+    // depth; reverted: failed once the failure is at depth. Either way blocks must come.
+    await waitForStatus(created.id, 'Processing');
+    await waitUntil(async () => {
+      if ((await withdrawal(created.id)).status === 'Failed') return true;
       await mine(BITCOIN);
-    }
-    const failed = await waitForStatus(created.id, 'Failed');
+      return false;
+    }, 30_000, `withdrawal ${created.id} Failed`);
+    const failed = await withdrawal(created.id);
     expect(failed.txnError).toContain(fault === 'broadcast_error' ? 'rejected' : 'reverted');
-    await expectWebhooks(created.id, fault === 'revert' ? ['withdrawal.created', 'withdrawal.processing', 'withdrawal.failed'] : ['withdrawal.created', 'withdrawal.failed']);
-    await waitForAvailable(BTC, before);
+    await expectWebhooks(created.id, ['withdrawal.created', 'withdrawal.processing', 'withdrawal.failed']);
+    // the ledger follows the chain: what the chain took (the cancellation's or the reverted transaction's fee) is charged
+    const exported = (await (await service.app.request('/audit/events?category=withdrawal', { headers: { 'x-api-key': apiKey } })).text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    const signed = exported.find((line) => line.type === 'WithdrawalTransactionSigned' && line.data.id === created.id)!;
+    const cancellation = exported.find((line) => line.type === 'TransactionCancellationSigned' && line.data.txHash === signed.data.txHash);
+    const fee =
+      fault === 'revert'
+        ? BigInt(signed.data.fee as string)
+        : 100_000n - BigInt(Transaction.fromHex((cancellation!.data.cancellation as { raw: string }).raw).outs[0]!.value);
+    await waitForAvailable(BTC, before - fee);
   });
 });

@@ -250,7 +250,7 @@ describe('devnet', () => {
       const second = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 13n, nonce: nonce + 1 }), withdrawal);
       const third = await gateway().broadcast(evmTransfer(alice.privateKey, { to: bob.address, amount: 17n, nonce: nonce + 2 }), withdrawal);
       const block = await controls.mine();
-      const failed = { status: 'failed', blockNumber: block.number, error: 'execution reverted (devnet fault: revert)', fee: FEE };
+      const failed = { status: 'failed', blockNumber: block.number, error: 'execution reverted (devnet fault: revert)', fee: FEE, confirmations: 1 };
       expect(await gateway().transactionStatus(first.txHash)).toEqual(failed);
       expect(await gateway().transactionStatus(second.txHash)).toEqual(failed);
       expect(await gateway().transactionStatus(third.txHash)).toMatchObject({ status: 'confirmed', blockNumber: block.number });
@@ -345,7 +345,7 @@ describe('devnet', () => {
       const tagged = await gateway.broadcast(pay(sequence + 1, 7));
       expect(await rejection(gateway.broadcast(pay(sequence + 1, 8)))).toBe(`sequence ${sequence + 1} is not the account's next sequence (${sequence + 2})`);
       const block = await controls.mine();
-      expect(await gateway.transactionStatus(untagged.txHash)).toEqual({ status: 'failed', blockNumber: block.number, error: `tecDST_TAG_NEEDED: ${frank.address} requires a destination tag`, fee: 12n });
+      expect(await gateway.transactionStatus(untagged.txHash)).toEqual({ status: 'failed', blockNumber: block.number, error: `tecDST_TAG_NEEDED: ${frank.address} requires a destination tag`, fee: 12n, confirmations: 1 });
       expect(await gateway.transactionStatus(tagged.txHash)).toMatchObject({ status: 'confirmed', fee: 12n });
       expect(await gateway.balance(frank.address, 'native')).toBe(1_000_000n);
       expect(await gateway.balance(erin.address, 'native')).toBe(50_000_000n - 1_000_000n - 24n);

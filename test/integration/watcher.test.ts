@@ -288,6 +288,7 @@ const scriptedChain = (chainId: string) => {
         requiresDestinationTag: unsupported,
         estimateFee: unsupported,
         broadcast: unsupported,
+        provablyNever: unsupported,
         transactionStatus: unsupported,
       };
     },

@@ -9,6 +9,7 @@ import { findToken, nativeToken } from '../../src/catalog/tokens.js';
 import { streams } from '../../src/domain/streams.js';
 import type { Infrastructure } from '../../src/infrastructure.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
+import { cancellationDecider } from '../../src/domain/cancellation/cancellation.js';
 import { gasTopUpDecider } from '../../src/domain/gas-top-up/gas-top-up.js';
 import { BroadcastRejectedError, type ChainGateway } from '../../src/chains/gateway.js';
 
@@ -215,17 +216,29 @@ describe('withdrawal processor', () => {
     const created = await withdraw(BITCOIN, btc.id, 60_000n, externalAddress(BITCOIN));
     expect((await ledger(btc.id)).available).toBe(before.available - 60_000n);
     await devnet.controls(BITCOIN).setFault(fault, 1);
+    const recipient = (await withdrawal(created.id)) as { recipient: string };
     const worker = processor(BITCOIN);
-    await worker.runPass();
-    if (fault === 'revert') {
-      await mineConfirmations(BITCOIN);
+    // a refused transaction fails only once it is impossible: one of its inputs spent back to
+    // ourselves at depth (broadcast_error); a reverted one once the failure is at depth (revert)
+    for (let pass = 0; (await withdrawal(created.id)).status !== 'Failed'; pass++) {
+      if (pass > 6) throw new Error(`not failed: ${JSON.stringify(await withdrawal(created.id))}`);
       await worker.runPass();
+      await mineConfirmations(BITCOIN);
     }
     const failed = await withdrawal(created.id);
-    expect(failed).toMatchObject({ status: 'Failed' });
     if (failed.status === 'None') throw new Error('unreachable');
     expect(failed.txnError).toContain(fault === 'broadcast_error' ? 'rejected' : 'reverted');
-    expect(await ledger(btc.id)).toMatchObject({ available: before.available, held: before.held });
+    if (fault === 'broadcast_error') expect(failed.txnError).toContain('it can never be mined: its input');
+    expect(await devnet.gateway(BITCOIN).balance(recipient.recipient, 'native')).toBe(0n);
+    // the ledger follows the chain: the hold released, the fee the chain took anyway (the reverted
+    // transaction's, or the cancellation's) charged
+    const signedHash = failed.signedTransaction!.txHash;
+    const cancellation = await loadAggregate(infrastructure.store, streams.cancellation(BITCOIN, signedHash), cancellationDecider);
+    const paidFor = fault === 'revert' ? signedHash : cancellation.state.status === 'Signed' ? cancellation.state.cancellation.txHash : 'none';
+    const onChain = await devnet.gateway(BITCOIN).transactionStatus(paidFor);
+    if (onChain.status !== 'confirmed' && onChain.status !== 'failed') throw new Error(`the fee's transaction is ${onChain.status}`);
+    expect(onChain.fee).toBeGreaterThan(0n);
+    expect(await ledger(btc.id)).toMatchObject({ available: before.available - onChain.fee, held: before.held });
   });
 
   it.each([

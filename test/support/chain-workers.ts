@@ -67,7 +67,7 @@ export const externalAddress = (chainId: string) => {
 export const startChainWorkerFixture = async (label: string, options: ChainWorkerFixtureOptions) => {
   const fixedNow = new Date('2026-11-22T10:00:00.000Z');
   const clock = options.clock ?? (() => fixedNow);
-  const logger = createLogger('silent');
+  const logger = createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent');
   const database = await createTestDatabase(label);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `ledgergate-${label}-`));
   const config = loadConfig({ DATA_DIR: dataDir, LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', DEVNET_BLOCK_TIME_MS: String(DEVNET_BLOCK_TIME_MS) });

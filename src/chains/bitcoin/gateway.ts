@@ -2,6 +2,7 @@ import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BitcoinFeePolicy } from '../config.js';
+import { classifyBitcoinAnswer } from './broadcast-answers.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
 import { p2wpkhVirtualSize } from './spend-planning.js';
 import { RpcHttpError, type HttpClient } from '../rpc/http.js';
@@ -49,7 +50,8 @@ export const feeRateForTarget = (estimates: Record<string, number>, targetBlocks
 };
 
 /** Esplora relays sendrawtransaction's refusals as "sendrawtransaction RPC error: {…}": these mean it already has the transaction. */
-const ALREADY_KNOWN = /txn-already-known|txn-already-in-mempool|already in block chain|-27/;
+/** Esplora's answer to GET /tx/:txid/outspend/:vout */
+const outspendSchema = z.object({ spent: z.boolean(), txid: z.string().optional(), status: z.object({ confirmed: z.boolean(), block_height: z.number().optional() }).optional() });
 
 export interface BitcoinGatewayOptions {
   chain: ChainDefinition;
@@ -162,8 +164,9 @@ export const createBitcoinGateway = ({ chain, esplora, logger, fees = {} }: Bitc
         return { txHash };
       } catch (error) {
         if (error instanceof RpcHttpError && error.status === 400) {
-          if (ALREADY_KNOWN.test(error.body)) return { txHash };
-          throw new BroadcastRejectedError(error.body);
+          const answer = classifyBitcoinAnswer(error.body);
+          if (answer === 'known') return { txHash };
+          throw new BroadcastRejectedError(error.body, answer);
         }
         throw error;
       }
@@ -177,6 +180,23 @@ export const createBitcoinGateway = ({ chain, esplora, logger, fees = {} }: Bitc
       const tip = await tipHeight();
       // a mined Bitcoin transaction cannot fail: it is valid or it is not in a block
       return { status: 'confirmed', blockNumber: tx.status.block_height, blockHash: tx.status.block_hash, confirmations: tip - tx.status.block_height + 1, fee: sats(tx.fee ?? 0) };
+    },
+
+    provablyNever: async (raw) => {
+      const transaction = Transaction.fromHex(raw);
+      const txHash = transaction.getId();
+      const tip = await tipHeight();
+      for (const input of transaction.ins) {
+        const spentTxHash = Buffer.from(input.hash).reverse().toString('hex');
+        const found = await esplora.json(`/tx/${spentTxHash}/outspend/${input.index}`);
+        if (found === null) continue;
+        const outspend = outspendSchema.parse(found);
+        if (!outspend.spent || !outspend.txid || outspend.txid === txHash || !outspend.status?.confirmed || outspend.status.block_height === undefined) continue;
+        if (tip - outspend.status.block_height + 1 >= chain.properties.confirmations) {
+          return `its input ${spentTxHash}:${input.index} was spent by ${outspend.txid}, ${chain.properties.confirmations} blocks deep`;
+        }
+      }
+      return null;
     },
   };
 };

@@ -8,6 +8,7 @@ import { outputAt, requiresDestinationTag, WHOLE_MEMPOOL } from './ledger.js';
 import { admissionRefusal, enqueue, type MempoolEntry } from './mempool.js';
 import { bitcoinReplacementCheck, evictReplaced } from './replacement.js';
 import type { DevnetDb } from './tables.js';
+import { validityLimitOf } from './validity.js';
 
 /** The outcome of offering a transaction to the devnet's node: its hash, or the node's refusal. */
 export type Admission = { txHash: string } | { refused: string };
@@ -75,6 +76,14 @@ const destinationTagFailure = async (trx: DevnetDb, chain: ChainDefinition, deco
   return null;
 };
 
+/** A real node refuses a Tron transaction past its expiration and an XRP one past its LastLedgerSequence. */
+const pastValidity = (state: ChainState, raw: string): string | null => {
+  const limit = validityLimitOf(state.chain, raw);
+  if (limit?.kind === 'expiration' && Date.parse(state.head.timestamp) > limit.atMs) return `TRANSACTION_EXPIRATION_ERROR: it expired at ${new Date(limit.atMs).toISOString()}`;
+  if (limit?.kind === 'lastLedger' && state.head.number + 1 > limit.sequence) return `tefMAX_LEDGER: ledger ${state.head.number + 1} is past its LastLedgerSequence ${limit.sequence}`;
+  return null;
+};
+
 /**
  * Offers a signed transaction to the chain's mempool (inside withLockedChain), as a node would:
  * decoded and verified, a known hash answered with itself, then nonce/sequence, funds, unspent
@@ -93,6 +102,9 @@ export const admitSigned = async (trx: DevnetDb, state: ChainState, raw: string,
   }
   const known = await trx.selectFrom('devnet_transactions').select('status').where('chain_id', '=', chain.id).where('hash', '=', decoded.hash).executeTakeFirst();
   if (known && known.status !== 'dropped') return { txHash: decoded.hash };
+
+  const expired = pastValidity(state, raw);
+  if (expired) return { refused: expired };
 
   const price = priceOf(chain, decoded, raw);
   if ('refused' in price) return price;

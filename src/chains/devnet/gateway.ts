@@ -1,6 +1,8 @@
-import { BroadcastRejectedError, type BlockTransfer, type ChainGateway } from '../gateway.js';
+import { BroadcastRejectedError, type BlockTransfer, type BroadcastRefusal, type ChainGateway } from '../gateway.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { admitSigned } from './broadcast.js';
+import { classifyDevnetAnswer } from './broadcast-answers.js';
+import { devnetProvablyNever } from './finality.js';
 import { ensureChain, toHeader, withLockedChain } from './chain-state.js';
 import { estimateTransferFee } from './fees.js';
 import { canonicalAddress, canonicalAsset, canonicalTransactionHash } from './hashes.js';
@@ -11,6 +13,12 @@ import type { DevnetDependencies } from './controls.js';
  * The devnet as a ChainGateway: the same questions a real node gateway answers, over the devnet's
  * tables. Only canonical blocks are visible (a reorg deletes the replaced ones).
  */
+/** The devnet answers a transaction it holds with its hash, so a refusal is never `known`. */
+const refusalOf = (message: string): BroadcastRefusal => {
+  const answer = classifyDevnetAnswer(message);
+  return answer === 'known' ? 'transient' : answer;
+};
+
 export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDependencies): ChainGateway => {
   let created = false;
   const ready = async () => {
@@ -95,7 +103,7 @@ export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDepend
       // CONTRACT §8's faults are for withdrawals: a sweep or a gas top-up never meets one
       const withFaults = options?.purpose === 'withdrawal';
       const admission = await withLockedChain(db, chain, (trx, state) => admitSigned(trx, state, raw, { withFaults }));
-      if ('refused' in admission) throw new BroadcastRejectedError(admission.refused);
+      if ('refused' in admission) throw new BroadcastRejectedError(admission.refused, refusalOf(admission.refused));
       return admission;
     },
 
@@ -110,8 +118,12 @@ export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDepend
         .executeTakeFirst();
       if (!row || row.status === 'dropped') return { status: 'not_found' };
       if (row.status === 'pending') return { status: 'pending' };
-      if (row.status === 'failed') return { status: 'failed', blockNumber: row.block_number, error: row.error ?? 'failed', fee: BigInt(row.fee) };
+      if (row.status === 'failed') {
+        return { status: 'failed', blockNumber: row.block_number, error: row.error ?? 'failed', fee: BigInt(row.fee), confirmations: row.block_number === null ? 0 : head - row.block_number + 1 };
+      }
       return { status: 'confirmed', blockNumber: row.block_number!, blockHash: row.block_hash!, confirmations: head - row.block_number! + 1, fee: BigInt(row.fee) };
     },
+
+    provablyNever: async (raw) => devnetProvablyNever(db, chain, raw, await headNumber()),
   };
 };

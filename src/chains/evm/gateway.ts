@@ -7,6 +7,7 @@ import { TOKENS } from '../../catalog/tokens.js';
 import { DEFAULT_TOKEN_TRANSFER_GAS, eip1559Estimate, gasLimitFromEstimate, NATIVE_TRANSFER_GAS } from './fees.js';
 import { createNonceTracker } from './nonces.js';
 import { createEvmRpc, NodeAnswerError, type EvmRpc } from './rpc.js';
+import { classifyEvmAnswer } from './broadcast-answers.js';
 
 /** The node's JSON (hex quantities), only the fields read here. */
 interface RpcTransaction {
@@ -58,7 +59,6 @@ const addressTopic = (address: string) => zeroPadValue(address.toLowerCase(), 32
 const topicAddress = (topic: string) => getAddress('0x' + topic.slice(-40));
 
 /** "already known" and its variants: the node has these bytes, so the broadcast has happened */
-const ALREADY_KNOWN = /already known|known transaction|already imported|already exists|transaction already in/i;
 
 /**
  * A ChainGateway over an EVM node's JSON-RPC (ethers JsonRpcProvider, no response cache: every
@@ -180,7 +180,8 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
         await rpc.send<string>('eth_sendRawTransaction', [raw]);
       } catch (error) {
         if (!(error instanceof NodeAnswerError)) throw error; // no node answered: the caller tries again later with the same bytes
-        if (!ALREADY_KNOWN.test(error.message)) throw new BroadcastRejectedError(error.message);
+        const answer = classifyEvmAnswer(error.message);
+        if (answer !== 'known') throw new BroadcastRejectedError(error.message, answer);
       }
       if (transaction.from) nonces.sent(transaction.from, transaction.nonce);
       return { txHash };
@@ -194,9 +195,22 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
       }
       const blockNumber = Number(outcome.blockNumber);
       const fee = BigInt(outcome.gasUsed) * BigInt(outcome.effectiveGasPrice);
-      if (outcome.status !== '0x1') return { status: 'failed', blockNumber, error: 'the transaction reverted on chain', fee };
-      const head = await headNumber();
-      return { status: 'confirmed', blockNumber, blockHash: outcome.blockHash, confirmations: head - blockNumber + 1, fee };
+      const confirmations = (await headNumber()) - blockNumber + 1;
+      if (outcome.status !== '0x1') return { status: 'failed', blockNumber, error: 'the transaction reverted on chain', fee, confirmations };
+      return { status: 'confirmed', blockNumber, blockHash: outcome.blockHash, confirmations, fee };
+    },
+
+    provablyNever: async (raw) => {
+      const transaction = Transaction.from(raw);
+      if (!transaction.from) return null;
+      // the nonce the account had used up to the block at the chain's depth: past ours, and ours is
+      // not the one mined, means another transaction took the nonce for good
+      const depthBlock = (await headNumber()) - chain.properties.confirmations + 1;
+      if (depthBlock < 0) return null;
+      const usedAtDepth = Number(await rpc.send<string>('eth_getTransactionCount', [transaction.from, toQuantity(depthBlock)]));
+      if (usedAtDepth <= transaction.nonce) return null;
+      if (await receipt(transaction.hash!)) return null;
+      return `nonce ${transaction.nonce} of ${transaction.from} was taken by another transaction, ${chain.properties.confirmations} blocks deep`;
     },
 
     close: () => rpc.destroy(),

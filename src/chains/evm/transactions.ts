@@ -1,4 +1,4 @@
-import { AbiCoder, getAddress, getCreateAddress, hexlify, id, SigningKey, Transaction, type BytesLike } from 'ethers';
+import { AbiCoder, computeAddress, getAddress, getCreateAddress, hexlify, id, SigningKey, Transaction, type BytesLike } from 'ethers';
 import { InvalidTransactionError, type ChainDefinition, type DecodedTransaction, type DecodedTransfer, type TransactionCodec } from '../../catalog/chain.js';
 
 /** An EIP-1559 transfer of the native asset or of an ERC-20 token, with the fee parameters FeeEstimate gave. */
@@ -22,9 +22,11 @@ const transferCallData = (recipient: string, amount: bigint) =>
 
 /** Builds and signs a type-2 transaction for one EIP-155 chain; returns the raw signed transaction (0x…). */
 export const signEvmTransfer = (privateKey: Uint8Array, params: EvmTransferParams & { chainId: number }): string => {
-  if (params.amount <= 0n) throw new RangeError('a transfer moves a positive amount');
   const recipient = getAddress(params.to);
   const isNative = params.asset === 'native';
+  // the one transfer of nothing: a wallet taking its own nonce back (a cancellation, src/chains/transfers/cancellation.ts)
+  const takesNonceBack = isNative && params.amount === 0n && recipient === computeAddress(new SigningKey(hexlify(privateKey)).publicKey);
+  if (params.amount <= 0n && !takesNonceBack) throw new RangeError('a transfer moves a positive amount');
   const transaction = Transaction.from({
     type: 2,
     chainId: params.chainId,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Logger } from '../../log.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { TronFeePolicy } from '../config.js';
+import { classifyTronAnswer } from './broadcast-answers.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type FeeEstimate, type TransactionStatus } from '../gateway.js';
 import type { HttpClient } from '../rpc/http.js';
 import { tronAddressFromHex, tronAddressToHex } from './address.js';
@@ -50,7 +51,6 @@ const base58 = (address: string) => (address.startsWith('T') ? address : tronAdd
 const fromHexText = (text: string | undefined) => (text && /^(?:[0-9a-fA-F]{2})+$/.test(text) ? Buffer.from(text, 'hex').toString('utf8') : (text ?? ''));
 const isEmpty = (value: unknown) => value === null || (typeof value === 'object' && Object.keys(value as object).length === 0);
 /** the node's reasons that say "not now", not "never": the processor tries again */
-const TRANSIENT_BROADCAST_CODES = new Set(['SERVER_BUSY', 'NO_CONNECTION', 'NOT_ENOUGH_EFFECTIVE_CONNECTION', 'BLOCK_UNSOLIDIFIED']);
 
 export interface TronGatewayOptions {
   chain: ChainDefinition;
@@ -171,11 +171,12 @@ export const createTronGateway = ({ chain, node, logger, fees = {} }: TronGatewa
       }
       const txId = z.object({ txID: z.string() }).parse(signed).txID.toLowerCase();
       const answer = broadcastSchema.parse(await post('/wallet/broadcasttransaction', signed as object));
-      if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return { txHash: txId };
-      const reason = `${answer.code ?? 'REFUSED'}: ${fromHexText(answer.message)}`;
-      if (answer.code && TRANSIENT_BROADCAST_CODES.has(answer.code)) throw new Error(`the Tron node cannot take the transaction now (${reason})`);
-      logger.warn('tron: broadcast refused', { chainId: chain.id, txHash: txId, reason });
-      throw new BroadcastRejectedError(reason);
+      if (answer.result === true) return { txHash: txId };
+      const reason = `${answer.code ?? 'OTHER_ERROR'}: ${fromHexText(answer.message)}`;
+      const refusal = classifyTronAnswer(reason);
+      if (refusal === 'known') return { txHash: txId };
+      logger.warn('tron: broadcast refused', { chainId: chain.id, txHash: txId, reason, refusal });
+      throw new BroadcastRejectedError(reason, refusal);
     },
 
     transactionStatus: async (txHash): Promise<TransactionStatus> => {
@@ -188,11 +189,21 @@ export const createTronGateway = ({ chain, node, logger, fees = {} }: TronGatewa
       const fee = BigInt(info.fee ?? 0);
       const receiptResult = info.receipt?.result;
       if (info.result === 'FAILED' || (receiptResult !== undefined && receiptResult !== 'SUCCESS')) {
-        return { status: 'failed', blockNumber: info.blockNumber, error: fromHexText(info.resMessage) || receiptResult || 'FAILED', fee };
+        const confirmations = (await headNumber()) - info.blockNumber + 1;
+        return { status: 'failed', blockNumber: info.blockNumber, error: fromHexText(info.resMessage) || receiptResult || 'FAILED', fee, confirmations };
       }
       const [block, head] = await Promise.all([blockAt(info.blockNumber), headNumber()]);
       if (!block) return { status: 'pending' };
       return { status: 'confirmed', blockNumber: info.blockNumber, blockHash: block.blockID, confirmations: head - info.blockNumber + 1, fee };
+    },
+
+    provablyNever: async (raw) => {
+      const { txID, raw_data: rawData } = z.object({ txID: z.string(), raw_data: z.object({ expiration: z.number() }) }).parse(JSON.parse(raw));
+      // a block at the chain's depth produced after the expiration: no later block can include it
+      const depthBlock = await blockAt((await headNumber()) - chain.properties.confirmations + 1);
+      if (!depthBlock || depthBlock.block_header.raw_data.timestamp <= rawData.expiration) return null;
+      if (!isEmpty(await post('/wallet/gettransactioninfobyid', { value: txID }))) return null;
+      return `it expired at ${new Date(rawData.expiration).toISOString()}, before a block ${chain.properties.confirmations} deep`;
     },
   };
 };

@@ -1,7 +1,8 @@
-import { hashes, rippleTimeToISOTime } from 'xrpl';
+import { decode, hashes, rippleTimeToISOTime } from 'xrpl';
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
+import { classifyXrpAnswer } from './broadcast-answers.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
 import { rippledErrorCode, type XrplRequest } from './requester.js';
 
@@ -193,11 +194,10 @@ export const createXrpGateway = ({ chain, request, logger, maxFeeDrops = DEFAULT
         if (code !== undefined) throw new BroadcastRejectedError(`${code}: ${(error as Error).message}`);
         throw error;
       }
-      // tes: applied; ter: queued or held for later; tec: in the ledger with its fee claimed (its status says failed)
-      if (/^(tes|ter|tec)/.test(engineResult) || engineResult === 'tefALREADY') return { txHash };
-      // the sequence is used: by this very transaction (a second broadcast), or by another one
-      if (engineResult === 'tefPAST_SEQ' && (await askOrNull('txnNotFound', 'tx', { transaction: txHash })) !== null) return { txHash };
-      throw new BroadcastRejectedError(`${engineResult}: ${message}`);
+      // a submit result is tentative: only a validated ledger says how a transaction ended
+      const answer = classifyXrpAnswer(engineResult);
+      if (answer === 'known') return { txHash };
+      throw new BroadcastRejectedError(`${engineResult}: ${message}`, answer);
     },
 
     transactionStatus: async (txHash): Promise<TransactionStatus> => {
@@ -206,11 +206,28 @@ export const createXrpGateway = ({ chain, request, logger, maxFeeDrops = DEFAULT
       const tx = txResultSchema.parse(found);
       if (tx.validated !== true || tx.ledger_index === undefined || !tx.meta) return { status: 'pending' };
       const fee = BigInt(tx.tx_json?.Fee ?? tx.Fee ?? '0');
-      if (tx.meta.TransactionResult !== 'tesSUCCESS') return { status: 'failed', blockNumber: tx.ledger_index, error: tx.meta.TransactionResult, fee };
       const head = await validatedHead();
+      if (tx.meta.TransactionResult !== 'tesSUCCESS') {
+        return { status: 'failed', blockNumber: tx.ledger_index, error: tx.meta.TransactionResult, fee, confirmations: head.ledger_index - tx.ledger_index + 1 };
+      }
       const blockHash = tx.ledger_hash ?? (await validatedLedger(tx.ledger_index, false))?.ledger_hash;
       if (!blockHash) return { status: 'pending' };
       return { status: 'confirmed', blockNumber: tx.ledger_index, blockHash, confirmations: head.ledger_index - tx.ledger_index + 1, fee };
+    },
+
+    provablyNever: async (blob) => {
+      const decoded = decode(blob.toUpperCase()) as { Account?: string; Sequence?: number; LastLedgerSequence?: number };
+      const head = await validatedHead();
+      // validated ledgers are final: past its LastLedgerSequence it can never be included
+      if (decoded.LastLedgerSequence !== undefined && head.ledger_index > decoded.LastLedgerSequence) {
+        return `the validated ledger ${head.ledger_index} is past its LastLedgerSequence ${decoded.LastLedgerSequence}`;
+      }
+      if (decoded.Account && decoded.Sequence !== undefined) {
+        const info = await accountInfo(decoded.Account, 'validated');
+        const ours = hashes.hashSignedTx(blob.toUpperCase());
+        if (info && info.account_data.Sequence > decoded.Sequence && (await askOrNull('txnNotFound', 'tx', { transaction: ours })) === null) return `sequence ${decoded.Sequence} of ${decoded.Account} was used by another validated transaction`;
+      }
+      return null;
     },
   };
 };

@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { ChainGateway } from '../../chains/gateway.js';
-import { followSignedTransaction, type TransferFaults } from '../../chains/transfers/follow.js';
+import type { CancellationSender } from '../../chains/transfers/cancellation.js';
+import type { TransferFaults } from '../../chains/transfers/follow.js';
+import { settle } from '../settlement.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
 import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
@@ -231,7 +233,13 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
         case 'SweepSigned':
         case 'SweepBroadcast': {
           const isTopUp = state.status === 'TopUpSigned' || state.status === 'TopUpBroadcast';
-          const followed = await followSignedTransaction(services, isTopUp ? state.topUp! : state.sweep!);
+          const sender: CancellationSender =
+            chain.family !== 'evm'
+              ? { family: 'expires' }
+              : isTopUp
+                ? { family: 'evm', wallet: { branch: 'gas', index: plan.walletIndex }, address: plan.gasWalletAddress! }
+                : { family: 'evm', wallet: { branch: 'receive', index: plan.depositIndex }, address: plan.depositAddress };
+          const followed = await settle(services, { current: isTopUp ? state.topUp! : state.sweep! }, { orgId: plan.orgId, metadata, sender: async () => sender });
           if (followed.kind === 'failed') {
             await record({ type: 'FailSweep', error: followed.error });
             log.error('sweep: failed', { step: isTopUp ? 'topUp' : 'sweep', error: followed.error });

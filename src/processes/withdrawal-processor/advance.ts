@@ -5,25 +5,21 @@ import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
 import { findToken } from '../../catalog/tokens.js';
 import { DomainError } from '../../errors.js';
-import { ledgerDecider } from '../../domain/ledger/decide.js';
+import { ledgerDecider, type LedgerCommand } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
 import { decideOnLoaded, loadAggregate, type CommandMetadata, type DecidedAppend } from '../../application/command-handler.js';
 import { onLedger } from '../../application/ledger-batches.js';
 import { applyWithdrawalCommand } from '../../application/withdrawals.js';
-import { followSignedTransaction } from '../../chains/transfers/follow.js';
-import type { SweepServices } from '../sweeper/advance.js';
+import type { WithdrawalProcessingServices } from './services.js';
 import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
 import { followWithdrawalTransaction } from './following.js';
+import { settle } from '../settlement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
 
-/** What a withdrawal processor works with is what a sweeper does: a chain, its gateway, the signer, the organizations' wallets. */
-export type WithdrawalProcessingServices = SweepServices & {
-  /** Bitcoin: blocks a broadcast withdrawal may stay unconfirmed before it is replaced by fee (./replacement.ts); default 6 */
-  replaceAfterBlocks?: number;
-};
+export type { WithdrawalProcessingServices } from './services.js';
 
 export type ProcessingProgress =
   | { outcome: 'finished'; status: WithdrawalStatus | 'None' }
@@ -67,9 +63,17 @@ const completeWithdrawal = async (services: WithdrawalProcessingServices, withdr
   });
 };
 
-/** The failure: the withdrawal Failed with `txnError` and its hold released, in one append (the create/cancel side's own path). */
-const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata) => {
-  await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata);
+/**
+ * The failure: the withdrawal Failed with `txnError` and its hold released, in one append (the
+ * create/cancel side's own path). On Bitcoin and XRP a fee the chain took anyway (a failed
+ * transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
+ */
+const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
+  const fee: LedgerCommand[] =
+    feeFromBalance(services.chain) && feePaid > 0n
+      ? [{ type: 'ChargeFee', orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: feePaid, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }]
+      : [];
+  await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, fee);
 };
 
 /** The organization's available balance of the withdrawn token must still pay a fee taken from it (Bitcoin, XRP). */
@@ -103,12 +107,17 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   };
   let gasReceived = gas.state.status === 'Confirmed';
   if (gas.state.status === 'Signed') {
-    const followed = await followSignedTransaction(services, gas.state.step);
+    const gasWallet = { branch: 'gas' as const, index: wallets.index };
+    const followed = await settle(services, { current: gas.state.step }, {
+      orgId: withdrawal.orgId,
+      metadata,
+      sender: async () => (chain.family === 'evm' && wallets.gasAddress ? { family: 'evm', wallet: gasWallet, address: wallets.gasAddress } : { family: 'expires' }),
+    });
     if (followed.kind === 'sent') return { kind: 'waiting', for: 'confirmations' };
     if (followed.kind === 'failed') {
       await recordGas({ type: 'RecordTopUpFailed', withdrawalId: withdrawal.id, error: followed.error });
-      // a top-up refused by the node (a sweep's top-up took the gas wallet's nonce, say) is signed
-      // afresh on the next pass, a bounded number of times; the withdrawal itself was never sent
+      // a top-up that provably can never be mined (its nonce taken by another transaction, at depth)
+      // is signed afresh on the next pass, a bounded number of times; the withdrawal itself was never sent
       if (gas.state.count < MAX_TOP_UPS_PER_WITHDRAWAL) {
         services.logger.warn('withdrawal: gas top-up failed; another will be sent', { withdrawalId: withdrawal.id, error: followed.error });
         return { kind: 'waiting', for: 'gas' };
@@ -249,9 +258,9 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       }
     }
 
-    const followed = await followWithdrawalTransaction(services, signed, withdrawal.replacedTransactions);
+    const followed = await followWithdrawalTransaction(services, withdrawal, signed, metadata);
     if (followed.kind === 'failed') {
-      await failWithdrawal(services, withdrawal, followed.error, metadata);
+      await failWithdrawal(services, withdrawal, followed.error, metadata, followed.feePaid);
       log.error('withdrawal: failed', { txHash: signed.txHash, error: followed.error });
       continue;
     }

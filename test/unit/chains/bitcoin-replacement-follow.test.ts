@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBitcoinGateway } from '../../../src/chains/bitcoin/gateway.js';
 import { BIP125_REPLACEABLE_SEQUENCE, replaceByFee } from '../../../src/chains/bitcoin/replace-by-fee.js';
 import { parseChainsConfig } from '../../../src/chains/config.js';
-import { followWithdrawalTransaction } from '../../../src/processes/withdrawal-processor/following.js';
+import { followRecorded } from '../../../src/chains/transfers/follow.js';
 import { replaceAfterBlocksOf } from '../../../src/processes/withdrawal-processor/index.js';
 import { isStuck } from '../../../src/processes/withdrawal-processor/replacement.js';
 import { findChain } from '../../../src/catalog/registry.js';
@@ -54,10 +54,12 @@ const esploraTx = (txid: string, fee: number, status: object): HttpExchange => (
   },
 });
 const unknown = (txid: string): HttpExchange => ({ request: { method: 'GET', path: `/tx/${txid}` }, response: { status: 404, body: 'Transaction not found' } });
+const outspend = (answer: object): HttpExchange => ({ request: { method: 'GET', path: `/tx/${DEPOSIT_TX}/outspend/0` }, response: { status: 200, body: answer } });
+const unspent = outspend({ spent: false });
 const postTx = (raw: string, status: number, body: string): HttpExchange => ({ request: { method: 'POST', path: '/tx', body: raw }, response: { status, body } });
 const follow = (exchanges: HttpExchange[]) => {
   const { services, asked } = gatewayOver(exchanges);
-  return { followed: followWithdrawalTransaction(services, recorded.current, recorded.replaced), asked };
+  return { followed: followRecorded(services, { current: recorded.current, replaced: recorded.replaced, purpose: 'withdrawal' }), asked };
 };
 
 describe('following a replaced Bitcoin withdrawal over Esplora (recorded responses)', () => {
@@ -69,7 +71,7 @@ describe('following a replaced Bitcoin withdrawal over Esplora (recorded respons
 
   it('a node that already has the replacement answers with its hash: sent', async () => {
     const known = postTx(replacement.raw, 400, 'sendrawtransaction RPC error: {"code":-27,"message":"Transaction already in block chain"}');
-    const { followed } = follow([unknown(replacement.txHash), unknown(original.txHash), known]);
+    const { followed } = follow([unknown(replacement.txHash), unknown(original.txHash), unspent, known]);
     expect(await followed).toEqual({ kind: 'sent', inMempool: false });
   });
 
@@ -92,11 +94,28 @@ describe('following a replaced Bitcoin withdrawal over Esplora (recorded respons
     expect(await follow([mined]).followed).toEqual({ kind: 'confirmed', txHash: replacement.txHash, blockNumber: 840001, fee: replacement.fee });
   });
 
-  it('the original and its replacement both refused and gone: the withdrawal fails with the node’s refusal', async () => {
+  it('both gone and refused as spent while nothing we know spent their input: unknown, followed again, never failed', async () => {
     const refused = postTx(replacement.raw, 400, 'sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}');
     const originalRefused = postTx(original.raw, 400, 'sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}');
-    const { followed } = follow([unknown(replacement.txHash), unknown(original.txHash), refused, originalRefused]);
-    expect(await followed).toEqual({ kind: 'failed', error: expect.stringContaining('bad-txns-inputs-missingorspent') });
+    const { followed } = follow([unknown(replacement.txHash), unknown(original.txHash), unspent, refused, originalRefused]);
+    expect(await followed).toEqual({ kind: 'sent', inMempool: false });
+  });
+
+  it('both gone, their input spent by another transaction 3 blocks deep: it can never be mined, the withdrawal fails', async () => {
+    const rival = 'ab'.repeat(32);
+    const spentElsewhere = outspend({ spent: true, txid: rival, vin: 0, status: { confirmed: true, block_height: 840000 } });
+    const { followed, asked } = follow([unknown(replacement.txHash), unknown(original.txHash), spentElsewhere]);
+    expect(await followed).toEqual({ kind: 'failed', error: `it can never be mined: its input ${DEPOSIT_TX}:0 was spent by ${rival}, ${bitcoin.properties.confirmations} blocks deep`, feePaid: 0n });
+    expect(asked).not.toContain('POST /tx');
+  });
+
+  it('their input spent by another transaction not yet deep enough: still followed', async () => {
+    const shallow = outspend({ spent: true, txid: 'ab'.repeat(32), vin: 0, status: { confirmed: true, block_height: 840002 } });
+    const refused = postTx(replacement.raw, 400, 'sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}');
+    const originalRefused = postTx(original.raw, 400, 'sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}');
+    const { followed } = follow([unknown(replacement.txHash), unknown(original.txHash), shallow, refused, originalRefused]);
+    expect(bitcoin.properties.confirmations).toBeGreaterThan(1);
+    expect(await followed).toEqual({ kind: 'sent', inMempool: false });
   });
 });
 

@@ -86,7 +86,7 @@ describe('Tron gateway over a full node\'s HTTP API (recorded responses)', () =>
   it('follows transactions: confirmed with the TRX burnt, failed with the node\'s reason, pending, unknown', async () => {
     const { gateway } = gatewayOver();
     expect(await gateway.transactionStatus(USDT_DEPOSIT)).toEqual({ status: 'confirmed', blockNumber: BLOCK, blockHash: BLOCK_ID, confirmations: 5, fee: 13_499_850n });
-    expect(await gateway.transactionStatus(REVERTED)).toEqual({ status: 'failed', blockNumber: BLOCK, error: 'REVERT opcode executed', fee: 21_000_000n });
+    expect(await gateway.transactionStatus(REVERTED)).toEqual({ status: 'failed', blockNumber: BLOCK, error: 'REVERT opcode executed', fee: 21_000_000n, confirmations: expect.any(Number) });
     expect(await gateway.transactionStatus('62a2fed3d6e08c44835fce71f02210b1ddabfb066e39edf1e6c261988f824dd3')).toEqual({ status: 'pending' });
     expect(await gateway.transactionStatus('b23a6a8439c0dde5515893e7c90c1e3233b8616e634470f20dc4928bcf3609bc')).toEqual({ status: 'not_found' });
   });
@@ -108,13 +108,15 @@ describe('Tron gateway over a full node\'s HTTP API (recorded responses)', () =>
       expect(await gatewayOver([answer({ code: 'DUP_TRANSACTION_ERROR', txid: txID, message: hex('Dup transaction.') })]).gateway.broadcast(raw)).toEqual({ txHash: txID });
     });
 
-    it('a refusal is BroadcastRejectedError with the decoded reason; a busy node is only "not now"', async () => {
+    it('a refusal is BroadcastRejectedError with the decoded reason and how it is read; a busy node is transient', async () => {
       const refused = await gatewayOver([answer({ code: 'SIGERROR', txid: txID, message: hex('validate signature error') })]).gateway.broadcast(raw).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(BroadcastRejectedError);
-      expect((refused as Error).message).toBe('SIGERROR: validate signature error');
+      expect(refused).toMatchObject({ message: 'SIGERROR: validate signature error', refusal: 'invalid' });
       const busy = await gatewayOver([answer({ code: 'SERVER_BUSY', txid: txID, message: hex('Server busy') })]).gateway.broadcast(raw).catch((error: unknown) => error);
-      expect(busy).toBeInstanceOf(Error);
-      expect(busy).not.toBeInstanceOf(BroadcastRejectedError);
+      expect(busy).toMatchObject({ refusal: 'transient' });
+      const expired = await gatewayOver([answer({ code: 'TRANSACTION_EXPIRATION_ERROR', txid: txID, message: hex('expired') })]).gateway.broadcast(raw).catch((error: unknown) => error);
+      expect(expired).toMatchObject({ refusal: 'conflict' });
+      expect(await gatewayOver([answer({ code: 'DUP_TRANSACTION_ERROR', txid: txID, message: hex('dup') })]).gateway.broadcast(raw)).toEqual({ txHash: txID });
     });
   });
 });

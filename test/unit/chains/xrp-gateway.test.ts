@@ -94,7 +94,7 @@ describe('XRP gateway over rippled (recorded responses)', () => {
   it('follows transactions: validated success, tec failure with its fee, not yet validated, unknown', async () => {
     const { gateway } = gatewayOver();
     expect(await gateway.transactionStatus(PARTIAL)).toEqual({ status: 'confirmed', blockNumber: LEDGER, blockHash: LEDGER_HASH, confirmations: 6, fee: 12n });
-    expect(await gateway.transactionStatus(UNFUNDED)).toEqual({ status: 'failed', blockNumber: LEDGER, error: 'tecUNFUNDED_PAYMENT', fee: 12n });
+    expect(await gateway.transactionStatus(UNFUNDED)).toEqual({ status: 'failed', blockNumber: LEDGER, error: 'tecUNFUNDED_PAYMENT', fee: 12n, confirmations: expect.any(Number) });
     expect(await gateway.transactionStatus('D36BE6494248EE06AC18F38EA1119DFE4699FDCFCBBCC30A2E4F1CCBCE68DFAC')).toEqual({ status: 'pending' });
     expect(await gateway.transactionStatus('B23A6A8439C0DDE5515893E7C90C1E3233B8616E634470F20DC4928BCF3609BC')).toEqual({ status: 'not_found' });
   });
@@ -110,16 +110,16 @@ describe('XRP gateway over rippled (recorded responses)', () => {
       }
     });
 
-    it('a used sequence is this transaction again when rippled knows it, else a refusal', async () => {
-      const known: XrplExchange = { request: { command: 'tx', transaction: hash }, response: { result: { hash, validated: true } } };
-      expect(await gatewayOver([submitted('tefPAST_SEQ'), known]).gateway.broadcast(blob)).toEqual({ txHash: hash });
-      const unknown: XrplExchange = { request: { command: 'tx', transaction: hash }, response: { error: 'txnNotFound' } };
-      await expect(gatewayOver([submitted('tefPAST_SEQ'), unknown]).gateway.broadcast(blob)).rejects.toBeInstanceOf(BroadcastRejectedError);
+    it('a used sequence is a conflict: by this transaction or another, the validated ledger says which', async () => {
+      await expect(gatewayOver([submitted('tefPAST_SEQ')]).gateway.broadcast(blob)).rejects.toMatchObject({ refusal: 'conflict' });
+      expect(await gatewayOver([submitted('terQUEUED')]).gateway.broadcast(blob)).toEqual({ txHash: hash });
+      expect(await gatewayOver([submitted('tecUNFUNDED_PAYMENT')]).gateway.broadcast(blob)).toEqual({ txHash: hash });
     });
 
     it('malformed and local refusals are BroadcastRejectedError', async () => {
       await expect(gatewayOver([submitted('temBAD_AMOUNT')]).gateway.broadcast(blob)).rejects.toThrow('temBAD_AMOUNT: temBAD_AMOUNT message');
-      await expect(gatewayOver([submitted('telINSUF_FEE_P')]).gateway.broadcast(blob)).rejects.toBeInstanceOf(BroadcastRejectedError);
+      await expect(gatewayOver([submitted('telINSUF_FEE_P')]).gateway.broadcast(blob)).rejects.toMatchObject({ refusal: 'transient' });
+      await expect(gatewayOver([submitted('temBAD_AMOUNT')]).gateway.broadcast(blob)).rejects.toMatchObject({ refusal: 'invalid' });
       const invalid: XrplExchange = { request: { command: 'submit', tx_blob: blob }, response: { error: 'invalidTransaction', error_message: 'fails local checks' } };
       await expect(gatewayOver([invalid]).gateway.broadcast(blob)).rejects.toBeInstanceOf(BroadcastRejectedError);
     });
