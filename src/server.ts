@@ -5,6 +5,7 @@ import { createDevnet } from './chains/devnet/index.js';
 import { createOrganizationWallets, organizationWalletAddresses, organizationWalletSpace } from './application/organization-wallets.js';
 import type { GatewayLookup } from './chains/gateway-lookup.js';
 import { createSweepers } from './processes/sweeper/index.js';
+import { DEFAULT_STUCK_AFTER_MS, StuckTransactions } from './chains/transfers/stuck.js';
 import { createWithdrawalProcessors } from './processes/withdrawal-processor/index.js';
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
@@ -107,10 +108,12 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
       },
     }),
   });
+  // sent transactions without an outcome for longer than their chain allows: logged and counted, never released on a guess
+  const stuckTransactions = new StuckTransactions(logger, (chainId) => config.chains?.chains.get(chainId)?.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS, clock);
   const organizationWallets = infrastructure.signer ? createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer }) : null;
   // sweeps: confirmed deposits on EVM and Tron chains move to the organization's settlement wallet
   const sweepers = organizationWallets
-    ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger })
+    ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger, stuck: stuckTransactions })
     : createSweepers({ chains: [], gateways, signer: null, wallets: { walletsOf: () => Promise.reject(new Error('no signer')) }, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger });
   // withdrawals out: one processor per running chain signs, records, broadcasts and follows them
   const withdrawalProcessors = createWithdrawalProcessors({
@@ -123,6 +126,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     db: infrastructure.db,
     database: infrastructure.databaseTarget,
     logger,
+    stuck: stuckTransactions,
     chainsConfig: config.chains,
   });
   const app = createApp({
@@ -146,6 +150,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     organizationWallets,
     sweepers: sweepers.sweepers,
     withdrawalProcessors: withdrawalProcessors.processors,
+    /** sent transactions without an outcome for too long (for metrics and operators) */
+    stuckTransactions,
     /** catch the read models up (so the first requests see current data), then follow live */
     startWorkers: async () => {
       for (const runner of runners) await runner.catchUp();

@@ -80,6 +80,8 @@ const chainEntrySchema = (family: ChainFamily) =>
     fees: (feesSchemas[family] as z.ZodType<FeePolicy>).optional(),
     /** per RPC request, before the next endpoint is tried; default 10000 */
     rpcTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    /** how long a sent transaction may stay without an outcome before it is reported as stuck; default 30 minutes */
+    stuckAfterMs: z.number().int().min(1_000).max(7 * 24 * 3_600_000).optional(),
   });
 
 export type EvmFeePolicy = z.infer<typeof evmFeesSchema>;
@@ -96,6 +98,7 @@ export interface ChainSettings {
   accountXpub?: string;
   fees?: FeePolicy;
   rpcTimeoutMs: number;
+  stuckAfterMs?: number;
 }
 
 export interface ChainsConfig {

@@ -5,6 +5,7 @@ import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
+import type { StuckTransactions } from '../../chains/transfers/stuck.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
@@ -25,16 +26,18 @@ export interface SweeperDependencies {
   db: Kysely<Database>;
   database: PoolTarget;
   logger: Logger;
+  /** where transactions without an outcome for too long are reported */
+  stuck?: StuckTransactions;
   options?: Omit<SweeperOptions, 'services' | 'database'>;
 }
 
 /** One sweeper per running EVM and Tron chain that has a gateway. */
-export const createSweepers = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, options = {} }: SweeperDependencies) => {
+export const createSweepers = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {} }: SweeperDependencies) => {
   const sweepers: Sweeper[] = [];
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !gateway || !isSweptChain(chain.id)) continue;
-    const services: SweepServices = { chain, gateway, signer, wallets, store, clock, db, logger };
+    const services: SweepServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(stuck ? { stuck } : {}) };
     sweepers.push(new Sweeper({ ...options, services, database }));
   }
   return {

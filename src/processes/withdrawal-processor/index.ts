@@ -5,6 +5,7 @@ import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
+import type { StuckTransactions } from '../../chains/transfers/stuck.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BitcoinFeePolicy, ChainsConfig } from '../../chains/config.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
@@ -24,6 +25,8 @@ export interface WithdrawalProcessorDependencies {
   db: Kysely<Database>;
   database: PoolTarget;
   logger: Logger;
+  /** where transactions without an outcome for too long are reported */
+  stuck?: StuckTransactions;
   options?: Omit<WithdrawalProcessorOptions, 'services' | 'database'>;
   /** CHAINS_CONFIG: a Bitcoin chain's `fees.replaceAfterBlocks` sets its replace-by-fee rule (replacement.ts) */
   chainsConfig?: ChainsConfig | null;
@@ -37,13 +40,13 @@ export const replaceAfterBlocksOf = (chainsConfig: ChainsConfig | null | undefin
 };
 
 /** One withdrawal processor per running chain that has a gateway. */
-export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
+export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
   const processors: WithdrawalProcessor[] = [];
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !wallets || !gateway) continue;
     const replaceAfterBlocks = replaceAfterBlocksOf(chainsConfig, chain);
-    const services: WithdrawalProcessingServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }) };
+    const services: WithdrawalProcessingServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(stuck ? { stuck } : {}), ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }) };
     processors.push(new WithdrawalProcessor({ ...options, services, database }));
   }
   return {
