@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { ApiError } from './errors.js';
+import { unstorableStrings } from './storable-strings.js';
 import type { AppEnv } from './request-context.js';
 
 /**
@@ -12,6 +13,11 @@ export const createRouter = () =>
       if (!result.success) {
         const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message, code: issue.code }));
         throw new ApiError('BAD_REQUEST', 400, 'The request is malformed or misses required fields', { issues });
+      }
+      const unstorable = unstorableStrings(result.data);
+      if (unstorable.length > 0) {
+        const issues = unstorable.map((issue) => ({ ...issue, code: 'invalid_string' }));
+        throw new ApiError('BAD_REQUEST', 400, `The request has a string that cannot be stored: ${issues.map((issue) => issue.path).join(', ')}`, { issues });
       }
     },
   });
