@@ -6,6 +6,7 @@ import { chainSwitchCommand, tokenSwitchCommand } from './chain-switches.js';
 import { bootstrapCommand, userAddCommand } from './organizations.js';
 import { rebuildCommand, statusCommand } from './projections.js';
 import { serveCommand } from './serve.js';
+import { withdrawalsResolveCommand } from './withdrawals.js';
 
 const usage = `ledgergate — multi-chain deposit and withdrawal service
 
@@ -29,6 +30,8 @@ Usage:
                                           check an export's hash chain: OK <count> <lastHash>, or the first bad line
   ledgergate history --withdrawal <id> [--org <orgId>] [--json]
                                           a withdrawal's events, each with its state after it
+  ledgergate withdrawals resolve <id> --outcome completed|failed --reason <text> --operator <name>
+                                          settle a withdrawal stuck without an outcome; the chain is asked first
 
 Configuration comes from the environment (see README: PORT, HOST, DATA_DIR, DATABASE_URL, EVENTSTORE_URL, …).
 `;
@@ -54,6 +57,7 @@ const commands: Record<string, Command> = {
   export: exportCommand,
   verify: verifyCommand,
   history: historyCommand,
+  'withdrawals resolve': withdrawalsResolveCommand,
 };
 
 const main = async (argv: string[]): Promise<number> => {

@@ -32,7 +32,7 @@ const MAX_STEPS_PER_CALL = 12;
 const feeFromBalance = (chain: ChainDefinition) => chain.family === 'bitcoin' || chain.family === 'xrp';
 
 /** The completion: the withdrawal, its hold posted and (Bitcoin, XRP) its fee charged, in one append. */
-const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
+export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
   const stream = streams.withdrawal(withdrawal.id);
   await onLedger(services, ledgerStream, metadata, {
@@ -68,7 +68,7 @@ const completeWithdrawal = async (services: WithdrawalProcessingServices, withdr
  * create/cancel side's own path). On Bitcoin and XRP a fee the chain took anyway (a failed
  * transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
  */
-const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
+export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
   const fee: LedgerCommand[] =
     feeFromBalance(services.chain) && feePaid > 0n
       ? [{ type: 'ChargeFee', orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: feePaid, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }]
