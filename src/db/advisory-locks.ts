@@ -17,6 +17,8 @@ export const ADVISORY_LOCK_NAMESPACES = {
   chainWatchers: 74_720,
   /** one active withdrawal processor per chain */
   withdrawalProcessors: 74_721,
+  /** one signer at a time per sending wallet (a gas wallet serves sweeps and withdrawals alike) */
+  sendingWallets: 74_722,
 } as const;
 
 /**

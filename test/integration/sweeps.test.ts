@@ -16,7 +16,7 @@ import { BALANCES_PROJECTION } from '../../src/projections/balances.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { SWEEP_QUEUE_PROJECTION } from '../../src/projections/sweep-queue.js';
 import { SWEEPS_PROJECTION } from '../../src/projections/sweeps.js';
-import { startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
+import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
 const ETHEREUM = 'eip155:1';
 const POLYGON = 'eip155:137';
@@ -213,5 +213,43 @@ describe('sweeps', () => {
     }
     const { settlementAddress } = await wallets.walletsOf(orgId, POLYGON);
     expect(await devnet.gateway(POLYGON).balance(settlementAddress, 'native')).toBe(3n * (10n ** 18n - 42_000n * GWEI) + 3n);
+  });
+
+  it('the sweeper and the withdrawal processor paying gas from one gas wallet at once never take one nonce twice', async () => {
+    const { gasAddress, settlementAddress } = await wallets.walletsOf(orgId, ETHEREUM);
+    await devnet.controls(ETHEREUM).deposit({ toAddress: gasAddress!, asset: 'native', amount: 10n ** 18n });
+    // three token deposits to sweep (each needs a top-up) and three withdrawals (each needs one too)
+    const refs = [];
+    for (let n = 0; n < 3; n++) refs.push((await deposit(ETHEREUM, USDT.address, 10_000_000n)).ref);
+    await devnet.controls(ETHEREUM).deposit({ toAddress: settlementAddress, asset: USDT.address, amount: 30_000_000n });
+    const created = [];
+    for (let n = 0; n < 3; n++) created.push(await fixture.withdraw({ chainId: ETHEREUM, tokenId: USDT.id, amount: 1_000_000n, recipient: externalAddress(ETHEREUM) }));
+    // a top-up recorded is sent a moment later: the window in which another signer would pick the same nonce
+    const slowToSend = { afterRecord: async (type: string) => (type.endsWith('TopUpSigned') ? new Promise<void>((resolve) => setTimeout(resolve, 40)) : undefined) };
+    const sweeping = sweeper(ETHEREUM, { gasRetryMs: 0, services: sweepServices(ETHEREUM, slowToSend) });
+    const processing = fixture.withdrawalProcessor(ETHEREUM, { faults: slowToSend });
+    for (let round = 0; round < 40; round++) {
+      await Promise.all([sweeping.runPass(), processing.runPass()]);
+      await mineConfirmations(ETHEREUM);
+      const withdrawals = await Promise.all(created.map((withdrawal) => fixture.withdrawal(withdrawal.id)));
+      const sweeps = await Promise.all(refs.map((ref) => sweepRow(ref)));
+      if (withdrawals.every((withdrawal) => withdrawal.status === 'Completed') && sweeps.every((row) => row?.status === 'Confirmed')) break;
+    }
+    for (const withdrawal of created) expect(await fixture.withdrawal(withdrawal.id)).toMatchObject({ status: 'Completed' });
+    for (const ref of refs) expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed' });
+    // every top-up the gas wallet signed was mined: none lost its nonce to the other worker
+    const fromGasWallet = await devnetDb(infrastructure.db)
+      .selectFrom('devnet_transactions')
+      .select(['nonce', 'status'])
+      .where('chain_id', '=', ETHEREUM)
+      .where('sender', '=', canonicalAddress('evm', gasAddress!))
+      .execute();
+    expect(fromGasWallet.filter((row) => row.status !== 'mined')).toEqual([]);
+    const nonces = fromGasWallet.map((row) => row.nonce!).sort((a, b) => a - b);
+    expect(new Set(nonces).size).toBe(nonces.length);
+    for (const withdrawal of created) {
+      const gas = await infrastructure.store.readStream(streams.withdrawalGas(withdrawal.id));
+      expect(gas.map((event) => event.type)).not.toContain('WithdrawalGasTopUpFailed');
+    }
   });
 });

@@ -106,7 +106,7 @@ describe('withdrawal processor', () => {
     };
   };
 
-  it('Ethereum USDT: a gas top-up the node refuses is sent again; the withdrawal completes, paid once', async () => {
+  it('Ethereum USDT: a gas top-up the node refuses once is sent again, the same bytes, never a second top-up; the withdrawal completes, paid once', async () => {
     const { settlementAddress } = await fundEthereumUsdt(20_000_000n);
     const settlementBefore = await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address);
     const recipient = externalAddress(ETHEREUM);
@@ -118,7 +118,7 @@ describe('withdrawal processor', () => {
       await mineConfirmations(ETHEREUM);
     }
     const topUps = await loadAggregate(infrastructure.store, streams.withdrawalGas(created.id), gasTopUpDecider);
-    expect(topUps.state).toMatchObject({ status: 'Confirmed', count: 2 });
+    expect(topUps.state).toMatchObject({ status: 'Confirmed', count: 1 });
     expect(await transfersTo(ETHEREUM, recipient)).toHaveLength(1);
     expect(await devnet.gateway(ETHEREUM).balance(recipient, USDT.address)).toBe(5_000_000n);
     expect(await devnet.gateway(ETHEREUM).balance(settlementAddress, USDT.address)).toBe(settlementBefore - 5_000_000n);

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import type { CancellationSender } from '../../chains/transfers/cancellation.js';
-import type { TransferFaults } from '../../chains/transfers/follow.js';
+import { sendRecorded, type TransferFaults } from '../../chains/transfers/follow.js';
+import { withSendingWallet } from '../sending-wallets.js';
 import { settle } from '../settlement.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
@@ -206,26 +207,33 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
             continue;
           }
           const gasAddress = plan.gasWalletAddress!;
-          const topUp = await prepareGasTopUp(signer, gateway, {
-            chain,
-            walletIndex: plan.walletIndex,
-            gasAddress,
-            to: plan.depositAddress,
-            shortfall: estimate.fee - spare,
-            gasWalletBusy: heldByAnother(claims, chain, stream, gasAddress),
-            now,
-          });
-          if (topUp.kind === 'wait') {
-            const { required, available } = topUp;
-            if (await record({ type: 'WaitForGas', required, available })) {
-              log.warn('sweep: waiting for gas', { gasWallet: gasAddress, available: available.toString(), required: required.toString() });
+          // the gas wallet's one signer at a time (the withdrawal processor pays gas from it too): its
+          // next nonce picked, the top-up signed, recorded and sent under the lease
+          const waiting = await withSendingWallet(services.db, chain, gasAddress, async (): Promise<SweepProgress | null> => {
+            const topUp = await prepareGasTopUp(signer, gateway, {
+              chain,
+              walletIndex: plan.walletIndex,
+              gasAddress,
+              to: plan.depositAddress,
+              shortfall: estimate.fee - spare,
+              gasWalletBusy: heldByAnother(claims, chain, stream, gasAddress),
+              now,
+            });
+            if (topUp.kind === 'wait') {
+              const { required, available } = topUp;
+              if (await record({ type: 'WaitForGas', required, available })) {
+                log.warn('sweep: waiting for gas', { gasWallet: gasAddress, available: available.toString(), required: required.toString() });
+              }
+              return { outcome: 'waiting', status: 'WaitingForGas', for: 'gas' };
             }
-            return { outcome: 'waiting', status: 'WaitingForGas', for: 'gas' };
-          }
-          if (topUp.kind === 'busy') return { outcome: 'deferred', reason: 'the gas wallet has a top-up in flight' };
-          const resumed = state.status === 'WaitingForGas';
-          await record({ type: 'RecordTopUpSigned', step: topUp.step });
-          if (resumed) log.info('sweep: gas arrived, resuming', { gasWallet: gasAddress });
+            if (topUp.kind === 'busy') return { outcome: 'deferred', reason: 'the gas wallet has a top-up in flight' };
+            const resumed = state.status === 'WaitingForGas';
+            await record({ type: 'RecordTopUpSigned', step: topUp.step });
+            await sendRecorded(services, topUp.step);
+            if (resumed) log.info('sweep: gas arrived, resuming', { gasWallet: gasAddress });
+            return null;
+          });
+          if (waiting) return waiting;
           continue;
         }
         case 'TopUpSigned':

@@ -16,6 +16,8 @@ import type { WithdrawalProcessingServices } from './services.js';
 import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
 import { followWithdrawalTransaction } from './following.js';
 import { settle } from '../settlement.js';
+import { withSendingWallet } from '../sending-wallets.js';
+import { sendRecorded } from '../../chains/transfers/follow.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
 
@@ -139,13 +141,18 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   if (!gasReceived && estimate.fee > 0n) {
     const shortfall = estimate.fee;
     if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
-    const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress: wallets.gasAddress, to: from, shortfall, gasWalletBusy: false, now });
-    if (topUp.kind !== 'signed') {
-      services.logger.warn('withdrawal: waiting for gas', { withdrawalId: withdrawal.id, gasWallet: wallets.gasAddress, ...(topUp.kind === 'wait' ? { required: topUp.required.toString(), available: topUp.available.toString() } : {}) });
-      return { kind: 'waiting', for: 'gas' };
-    }
-    await recordGas({ type: 'RecordTopUpSigned', withdrawalId: withdrawal.id, chainId: chain.id, step: topUp.step });
-    return { kind: 'topUpSigned' };
+    const gasAddress = wallets.gasAddress;
+    // the gas wallet's one signer at a time: its next nonce picked, the top-up signed, recorded and sent
+    return withSendingWallet(services.db, chain, gasAddress, async (): Promise<Prepared> => {
+      const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress, to: from, shortfall, gasWalletBusy: false, now });
+      if (topUp.kind !== 'signed') {
+        services.logger.warn('withdrawal: waiting for gas', { withdrawalId: withdrawal.id, gasWallet: gasAddress, ...(topUp.kind === 'wait' ? { required: topUp.required.toString(), available: topUp.available.toString() } : {}) });
+        return { kind: 'waiting', for: 'gas' };
+      }
+      await recordGas({ type: 'RecordTopUpSigned', withdrawalId: withdrawal.id, chainId: chain.id, step: topUp.step });
+      await sendRecorded(services, topUp.step);
+      return { kind: 'topUpSigned' };
+    });
   }
   const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'settlement', index: wallets.index }, from, to: withdrawal.recipient, asset, amount, estimate, now });
   return { kind: 'signed', transaction: { raw: step.raw, txHash: step.txHash, nonce: step.nonce, fee: estimate.fee } };
