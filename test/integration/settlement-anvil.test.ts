@@ -154,4 +154,28 @@ describe('settlement on a real node with faults: only proof fails a payment', { 
     await waitUntil(async () => (await available()) === 30_000_000n, 20_000, 'the hold released');
     expect(await token.getFunction('balanceOf')(settlement)).toBe(30_000_000n);
   });
+
+  it('a withdrawal mined and then reorged out before its depth is sent again as the same bytes: Completed once, never Failed', async () => {
+    const recipient = Wallet.createRandom().address;
+    const settlementSentBefore = await minedFrom(settlement);
+    const { withdrawal } = (await request('POST', '/withdrawals', { chainId: ETHEREUM, tokenId: USDT, amount: '2000000', recipient, reference: 'reorged' })) as { withdrawal: { id: string } };
+    const read = async () => (await request('GET', `/withdrawals/${withdrawal.id}`)) as { status: string; txnHash: string | null };
+    // mined (anvil mines each transaction at once), not yet 3 deep
+    await mineUntil(async () => {
+      const current = await read();
+      return current.status === 'Processing' && current.txnHash !== null && (await anvil.provider.getTransactionReceipt(current.txnHash)) !== null;
+    }, 'the withdrawal mined');
+    const { txnHash } = await read();
+    // the block that holds it is replaced by an empty one: the transaction is on no chain any more
+    await anvil.provider.send('anvil_reorg', [1, []]);
+    expect(await anvil.provider.getTransactionReceipt(txnHash!)).toBeNull();
+    await mineUntil(async () => ['Completed', 'Failed'].includes((await read()).status), 'the withdrawal settled');
+
+    expect(await read()).toMatchObject({ status: 'Completed', txnHash });
+    expect((await anvil.provider.getTransactionReceipt(txnHash!))?.status).toBe(1); // the same bytes, mined again
+    expect(await token.getFunction('balanceOf')(recipient)).toBe(2_000_000n);
+    expect(await minedFrom(settlement)).toBe(settlementSentBefore + 1);
+    await waitUntil(async () => (await available()) === 28_000_000n, 20_000, 'USDT available after the withdrawal');
+    expect(await token.getFunction('balanceOf')(settlement)).toBe(28_000_000n);
+  });
 });
