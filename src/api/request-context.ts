@@ -18,6 +18,12 @@ export interface AppVariables {
 
 export type AppEnv = { Variables: AppVariables };
 
+/** What a command appended from an HTTP request records about who asked and how. */
+export const commandMetadataOf = (c: { get(key: 'principal'): Principal; get(key: 'requestId'): string }) => {
+  const principal = c.get('principal');
+  return { actor: principal.userId, orgId: principal.orgId, requestId: c.get('requestId'), credential: principal.via === 'jwt' ? ('person' as const) : ('api-key' as const) };
+};
+
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**

@@ -160,5 +160,6 @@ export const rotateWebhookSigningSecret = async (services: OrganizationServices,
   return { webhookSigningSecret, position };
 };
 
+/** Raising the threshold works with either credential; lowering it needs a person (the decider refuses an API key). */
 export const changeMinWithdrawalSigners = (services: OrganizationServices, orgId: string, minWithdrawalSigners: number, metadata: CommandMetadata) =>
-  onOrganization(services, orgId, { type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners }, metadata);
+  onOrganization(services, orgId, { type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners, credential: metadata.credential ?? 'system', changedBy: metadata.actor }, metadata);

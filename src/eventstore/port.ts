@@ -19,6 +19,8 @@ export interface EventMetadata {
   causationId?: string;
   /** owning organization, for tenant-scoped reads and exports */
   orgId?: string;
+  /** how the actor proved who they are: a person's login (`person`), an API key (`api-key`), or the service itself (`system`) */
+  credential?: 'person' | 'api-key' | 'system';
 }
 
 export interface NewEvent {

@@ -85,19 +85,34 @@ describe('organization decider', () => {
       .then([{ type: 'WebhookSigningSecretRotated', data: { orgId: 'o1', webhookSigningSecretEncrypted: 'v1.new', rotatedAt: at } }]);
   });
 
-  it('changes the minimum signers within 1..number of users', () => {
+  const byKey = { credential: 'api-key', changedBy: 'u1' } as const;
+  const byPerson = { credential: 'person', changedBy: 'u2' } as const;
+
+  it('changes the minimum signers within 1..number of users, naming who and with which credential', () => {
     given(existing)
-      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 2 })
-      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 2, changedAt: at } }]);
+      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 2, ...byKey })
+      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 2, ...byKey, changedAt: at } }]);
     for (const invalid of [0, 3, 1.5, -1, Number.NaN]) {
-      given(existing).when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: invalid }).thenThrows('INVALID_MIN_SIGNERS');
+      given(existing).when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: invalid, ...byPerson }).thenThrows('INVALID_MIN_SIGNERS');
     }
+  });
+
+  it('an API key may raise the threshold or keep it, never lower it; a person may lower it', () => {
+    const atTwo = [...existing, { type: 'MinWithdrawalSignersChanged' as const, data: { orgId: 'o1', minWithdrawalSigners: 2, changedAt: at } }];
+    given(atTwo).when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 1, ...byKey }).thenThrows('FORBIDDEN');
+    given(atTwo).when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 1, credential: 'system', changedBy: 'cli' }).thenThrows('FORBIDDEN');
+    given(atTwo)
+      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 2, ...byKey })
+      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 2, ...byKey, changedAt: at } }]);
+    given(atTwo)
+      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 1, ...byPerson })
+      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 1, ...byPerson, changedAt: at } }]);
   });
 
   it('lets a later user count as a signer', () => {
     given([...existing, added(3)])
-      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 3 })
-      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 3, changedAt: at } }]);
+      .when({ type: 'ChangeMinWithdrawalSigners', minWithdrawalSigners: 3, ...byKey })
+      .then([{ type: 'MinWithdrawalSignersChanged', data: { orgId: 'o1', minWithdrawalSigners: 3, ...byKey, changedAt: at } }]);
   });
 
   it('refuses commands on an organization that does not exist', () => {

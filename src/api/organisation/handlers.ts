@@ -1,5 +1,4 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import type { CommandMetadata } from '../../application/command-handler.js';
 import {
   changeMinWithdrawalSigners,
   rotateApiKey,
@@ -10,14 +9,9 @@ import {
 import { waitForProjection } from '../../application/projection-waiter.js';
 import { ORGANIZATIONS_PROJECTION } from '../../projections/organizations.js';
 import { decryptSecret, secretPurpose } from '../../security/secret-box.js';
-import type { AppEnv } from '../request-context.js';
+import { commandMetadataOf, type AppEnv } from '../request-context.js';
 import type { getOrganizationRoute, rotateApiKeyRoute, rotateSigningSecretRoute, setMinSignersRoute, setWebhookRoute } from './routes.js';
 
-const metadataOf = (c: { get(key: 'principal'): { userId: string; orgId: string }; get(key: 'requestId'): string }): CommandMetadata => ({
-  actor: c.get('principal').userId,
-  orgId: c.get('principal').orgId,
-  requestId: c.get('requestId'),
-});
 
 /** the answer reflects the change in the read models (a rotated key is refused from here on) */
 const visible = (services: OrganizationServices, position: bigint | null) =>
@@ -43,25 +37,25 @@ export const organisationHandlers = (services: OrganizationServices) => {
 
   const rotateKey: RouteHandler<typeof rotateApiKeyRoute, AppEnv> = async (c) => {
     const { orgId, userId } = c.get('principal');
-    const { apiKey, position } = await rotateApiKey(services, orgId, userId, metadataOf(c));
+    const { apiKey, position } = await rotateApiKey(services, orgId, userId, commandMetadataOf(c));
     await visible(services, position);
     return c.json({ apiKey }, 200);
   };
 
   const setWebhook: RouteHandler<typeof setWebhookRoute, AppEnv> = async (c) => {
-    const { position } = await setWebhookUrl(services, c.get('principal').orgId, c.req.valid('json').webhookUrl, metadataOf(c));
+    const { position } = await setWebhookUrl(services, c.get('principal').orgId, c.req.valid('json').webhookUrl, commandMetadataOf(c));
     await visible(services, position);
     return c.json({}, 200);
   };
 
   const rotateSecret: RouteHandler<typeof rotateSigningSecretRoute, AppEnv> = async (c) => {
-    const { webhookSigningSecret, position } = await rotateWebhookSigningSecret(services, c.get('principal').orgId, metadataOf(c));
+    const { webhookSigningSecret, position } = await rotateWebhookSigningSecret(services, c.get('principal').orgId, commandMetadataOf(c));
     await visible(services, position);
     return c.json({ webhookSigningSecret }, 200);
   };
 
   const setMinSigners: RouteHandler<typeof setMinSignersRoute, AppEnv> = async (c) => {
-    const { position } = await changeMinWithdrawalSigners(services, c.get('principal').orgId, c.req.valid('json').minWithdrawalSigners, metadataOf(c));
+    const { position } = await changeMinWithdrawalSigners(services, c.get('principal').orgId, c.req.valid('json').minWithdrawalSigners, commandMetadataOf(c));
     await visible(services, position);
     return c.json({}, 200);
   };

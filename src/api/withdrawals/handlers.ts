@@ -1,24 +1,18 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import type { CommandMetadata } from '../../application/command-handler.js';
 import { withdrawalDetail, withdrawalResource } from '../../domain/withdrawal/resource.js';
 import { approveWithdrawal, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
 import type { WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
 import { decodeCursor, toPage } from '../pagination.js';
-import type { AppEnv } from '../request-context.js';
+import { commandMetadataOf, type AppEnv } from '../request-context.js';
 import type { approveWithdrawalRoute, cancelWithdrawalRoute, createWithdrawalRoute, getWithdrawalRoute, listWithdrawalsRoute } from './routes.js';
 
-const metadataOf = (c: { get(key: 'principal'): { userId: string; orgId: string }; get(key: 'requestId'): string }): CommandMetadata => ({
-  actor: c.get('principal').userId,
-  orgId: c.get('principal').orgId,
-  requestId: c.get('requestId'),
-});
 
 const callerOf = (c: { get(key: 'principal'): { userId: string; orgId: string } }) => ({ orgId: c.get('principal').orgId, userId: c.get('principal').userId });
 
 /** Commands and single reads answer from the withdrawal's stream (consistent at once); the list from the read model. */
 export const withdrawalHandlers = (services: WithdrawalServices) => {
   const create: RouteHandler<typeof createWithdrawalRoute, AppEnv> = async (c) => {
-    const withdrawal = await createWithdrawal(services, callerOf(c), c.req.valid('json'), metadataOf(c));
+    const withdrawal = await createWithdrawal(services, callerOf(c), c.req.valid('json'), commandMetadataOf(c));
     return c.json({ withdrawal: withdrawalResource(withdrawal) }, 201);
   };
 
@@ -42,12 +36,12 @@ export const withdrawalHandlers = (services: WithdrawalServices) => {
   };
 
   const cancel: RouteHandler<typeof cancelWithdrawalRoute, AppEnv> = async (c) => {
-    const { id, status, txnError, updatedAt } = await cancelWithdrawal(services, callerOf(c), c.req.valid('param').id, metadataOf(c));
+    const { id, status, txnError, updatedAt } = await cancelWithdrawal(services, callerOf(c), c.req.valid('param').id, commandMetadataOf(c));
     return c.json({ withdrawal: { id, status, txnError, updatedAt } }, 200);
   };
 
   const approve: RouteHandler<typeof approveWithdrawalRoute, AppEnv> = async (c) => {
-    const withdrawal = await approveWithdrawal(services, callerOf(c), c.req.valid('param').id, c.req.valid('json').totpCode, metadataOf(c));
+    const withdrawal = await approveWithdrawal(services, callerOf(c), c.req.valid('param').id, c.req.valid('json').totpCode, commandMetadataOf(c));
     return c.json({ withdrawal: withdrawalResource(withdrawal) }, 200);
   };
 

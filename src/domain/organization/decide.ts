@@ -27,7 +27,7 @@ export type OrganizationCommand =
   | { type: 'RotateApiKey'; keyId: string; keyDigest: string; userId: string }
   | { type: 'SetWebhookUrl'; webhookUrl: string }
   | { type: 'RotateWebhookSigningSecret'; webhookSigningSecretEncrypted: string }
-  | { type: 'ChangeMinWithdrawalSigners'; minWithdrawalSigners: number }
+  | { type: 'ChangeMinWithdrawalSigners'; minWithdrawalSigners: number; credential: 'person' | 'api-key' | 'system'; changedBy: string }
   /** switching a chain or token off or on again; asking for the state it is already in changes nothing */
   | { type: 'DisableChain'; chainId: string }
   | { type: 'EnableChain'; chainId: string }
@@ -124,9 +124,15 @@ export const decideOrganization = (command: OrganizationCommand, state: Organiza
     case 'ChangeMinWithdrawalSigners': {
       const organization = active(state);
       checkMinSigners(command.minWithdrawalSigners, organization.users.length);
-      return [
-        { type: 'MinWithdrawalSignersChanged', data: { orgId: organization.orgId, minWithdrawalSigners: command.minWithdrawalSigners, changedAt: at } },
-      ];
+      // an API key lives on a server and is the credential that leaks: it must never switch approvals off
+      if (command.minWithdrawalSigners < organization.minWithdrawalSigners && command.credential !== 'person') {
+        throw new DomainError('FORBIDDEN', 'Lowering minWithdrawalSigners needs a person signed in (a bearer token), not an API key', {
+          current: organization.minWithdrawalSigners,
+          requested: command.minWithdrawalSigners,
+        });
+      }
+      const { minWithdrawalSigners, credential, changedBy } = command;
+      return [{ type: 'MinWithdrawalSignersChanged', data: { orgId: organization.orgId, minWithdrawalSigners, changedBy, credential, changedAt: at } }];
     }
     case 'DisableChain': {
       const organization = active(state);

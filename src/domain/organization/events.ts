@@ -20,7 +20,8 @@ export type OrganizationEvent =
   | DomainEvent<'ApiKeyIssued', { orgId: string; keyId: string; keyDigest: string; userId: string; revokedKeyId: string | null; issuedAt: string }>
   | DomainEvent<'WebhookUrlSet', { orgId: string; webhookUrl: string; setAt: string }>
   | DomainEvent<'WebhookSigningSecretRotated', { orgId: string; webhookSigningSecretEncrypted: string; rotatedAt: string }>
-  | DomainEvent<'MinWithdrawalSignersChanged', { orgId: string; minWithdrawalSigners: number; changedAt: string }>
+  /** `changedBy` and `credential` (who, and with a person's login or an API key) on changes made since they were recorded */
+  | DomainEvent<'MinWithdrawalSignersChanged', { orgId: string; minWithdrawalSigners: number; changedBy?: string; credential?: 'person' | 'api-key' | 'system'; changedAt: string }>
   /** the organization switched a chain off (its deposits, addresses and withdrawals are refused) or on again */
   | DomainEvent<'ChainDisabled', { orgId: string; chainId: string; disabledAt: string }>
   | DomainEvent<'ChainEnabled', { orgId: string; chainId: string; enabledAt: string }>
