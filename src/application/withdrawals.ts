@@ -227,6 +227,36 @@ export const approveWithdrawal = async (services: WithdrawalServices, caller: Ca
   return (await applyWithdrawalCommand(services, state, command, metadata)).withdrawal;
 };
 
+/** the most withdrawals one request approves (CONTRACT §4) */
+export const MAX_APPROVALS_PER_REQUEST = 100;
+
+export type BatchApproval = { id: string; withdrawal: WithdrawalRecord } | { id: string; error: DomainError };
+
+/**
+ * CONTRACT §4's batch: one fresh code for the whole request (spent once), then each id decided in
+ * the order given as the single approval decides it, each on its own stream's revision: one
+ * refused id does not stop the others, an id given twice is approved once (the second answer is
+ * DUPLICATE_APPROVAL), and racing batches, approvals and cancellations give each approver one
+ * approval per withdrawal and one `withdrawal.approved` when the threshold is reached.
+ */
+export const approveWithdrawals = async (services: WithdrawalServices, caller: Caller, ids: readonly string[], totpCode: string, metadata: CommandMetadata): Promise<BatchApproval[]> => {
+  if (ids.length === 0 || ids.length > MAX_APPROVALS_PER_REQUEST) throw new DomainError('BAD_REQUEST', `between 1 and ${MAX_APPROVALS_PER_REQUEST} ids`);
+  const user = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  await acceptTotpCode(services, user, totpCode, 'approval', { ...metadata, orgId: caller.orgId });
+  const results: BatchApproval[] = [];
+  for (const id of ids) {
+    try {
+      const { state } = await loadWithdrawal(services, caller.orgId, id);
+      const { withdrawal } = await applyWithdrawalCommand(services, state, { type: 'ApproveWithdrawal', id, userId: caller.userId }, metadata);
+      results.push({ id, withdrawal });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      results.push({ id, error });
+    }
+  }
+  return results;
+};
+
 /** SPEC §3: Pending or PendingApproval → Cancelled (`Cancelled by <username>`), the hold released in the same append. */
 export const cancelWithdrawal = async (services: WithdrawalServices, caller: Caller, withdrawalId: string, metadata: CommandMetadata) => {
   const { state } = await loadWithdrawal(services, caller.orgId, withdrawalId);

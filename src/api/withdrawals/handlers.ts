@@ -1,10 +1,11 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { withdrawalDetail, withdrawalResource } from '../../domain/withdrawal/resource.js';
-import { approveWithdrawal, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
+import { approveWithdrawal, approveWithdrawals, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
+import { statusOf } from '../error-statuses.js';
 import type { WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
 import { decodeCursor, toPage } from '../pagination.js';
 import { commandMetadataOf, type AppEnv } from '../request-context.js';
-import type { approveWithdrawalRoute, cancelWithdrawalRoute, createWithdrawalRoute, getWithdrawalRoute, listWithdrawalsRoute } from './routes.js';
+import type { approveWithdrawalsRoute, approveWithdrawalRoute, cancelWithdrawalRoute, createWithdrawalRoute, getWithdrawalRoute, listWithdrawalsRoute } from './routes.js';
 
 
 const callerOf = (c: { get(key: 'principal'): { userId: string; orgId: string } }) => ({ orgId: c.get('principal').orgId, userId: c.get('principal').userId });
@@ -45,5 +46,20 @@ export const withdrawalHandlers = (services: WithdrawalServices) => {
     return c.json({ withdrawal: withdrawalResource(withdrawal) }, 200);
   };
 
-  return { create, list, get, cancel, approve };
+  const approveMany: RouteHandler<typeof approveWithdrawalsRoute, AppEnv> = async (c) => {
+    const { ids, totpCode } = c.req.valid('json');
+    const results = await approveWithdrawals(services, callerOf(c), ids, totpCode, commandMetadataOf(c));
+    return c.json(
+      {
+        results: results.map((result) =>
+          'withdrawal' in result
+            ? { id: result.id, withdrawal: withdrawalResource(result.withdrawal) }
+            : { id: result.id, error: { error: result.error.code, message: result.error.message, statusCode: statusOf(result.error.code), ...(result.error.details ? { details: result.error.details } : {}) } },
+        ),
+      },
+      200,
+    );
+  };
+
+  return { create, list, get, cancel, approve, approveMany };
 };

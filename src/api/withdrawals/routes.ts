@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { WITHDRAWAL_STATUSES } from '../../domain/withdrawal/withdrawal.js';
 import { pageQuery } from '../pagination.js';
 import { tokenSummarySchema } from '../payments/routes.js';
-import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorBodySchema, errorResponses, timestampSchema } from '../router.js';
 
 const statusSchema = z.enum(WITHDRAWAL_STATUSES as [string, ...string[]]).openapi({ example: 'PendingApproval' });
 
@@ -121,5 +121,42 @@ export const approveWithdrawalRoute = createRoute({
   responses: {
     200: json(z.object({ withdrawal: withdrawalSchema }).openapi('WithdrawalApprovedAnswer'), 'Approved'),
     ...errorResponses(...authenticatedErrors, 400, 403, 404, 409),
+  },
+});
+
+export const approveWithdrawalsRoute = createRoute({
+  method: 'post',
+  path: '/withdrawals/approve',
+  tags: ['Withdrawals'],
+  summary: 'Approve several withdrawals with one fresh TOTP code (a person)',
+  description:
+    'CONTRACT §4. A Bearer access token only (an API key is 403 FORBIDDEN). One code for the whole request, spent once (401 INVALID_TOTP when wrong or reused). Each id is decided as the single approval, in the order given; a refused id answers its own error and does not stop the others.',
+  security: [{ bearerAuth: [] }],
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              ids: z.array(z.string().min(1).max(100)).min(1).max(100).openapi({ example: ['0f4c6a0e-7d0b-4a8e-9f43-2b6f1c0d9a11'] }),
+              totpCode: z.string().openapi({ example: '123456' }),
+            })
+            .strict()
+            .openapi('ApproveWithdrawals'),
+        },
+      },
+    },
+  },
+  responses: {
+    200: json(
+      z
+        .object({
+          results: z.array(z.union([z.object({ id: z.string(), withdrawal: withdrawalSchema }), z.object({ id: z.string(), error: errorBodySchema })])),
+        })
+        .openapi('WithdrawalsApprovedAnswer'),
+      'One result per id, in the order given',
+    ),
+    ...errorResponses(...authenticatedErrors, 400, 403),
   },
 });
