@@ -198,7 +198,12 @@ export class LedgerBatcher {
       for (const { task, result, wrote } of accepted) task.resolve({ ...result, position: wrote ? position : null });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) {
-        for (const { task } of accepted) task.reject(error);
+        // the store refused the batch for another reason (one decision's data it cannot hold, say):
+        // one tenant's command must not fail its neighbours', so each is decided again alone, and
+        // only the one the store refuses on its own gets the error
+        if (accepted.length === 1) return accepted[0]!.task.reject(error);
+        for (const { task } of accepted) task.solo = true;
+        queue.tasks.unshift(...accepted.map(({ task }) => task));
         return;
       }
       await this.retryAfterConflict(ledgerStream, queue, accepted, error);

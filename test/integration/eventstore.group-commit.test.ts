@@ -55,6 +55,22 @@ describe('PostgreSQL event store: group commit', () => {
     expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
   });
 
+  it('one poisoned append (a string jsonb cannot hold) among concurrent appends of other tenants fails alone; every other one commits', async () => {
+    const tenants = Array.from({ length: 40 }, (_, n) => stream(`tenant${n}`));
+    const poisoned = stream('poisoned');
+    const poison: NewEvent = { ...event(0), data: { note: 'note\u0000' } };
+    const answers = await Promise.allSettled([
+      ...tenants.slice(0, 20).map((name, n) => store.append(name, 'no_stream', [event(n)])),
+      store.append(poisoned, 'no_stream', [poison]),
+      ...tenants.slice(20).map((name, n) => store.append(name, 'no_stream', [event(n)])),
+    ]);
+    const refused = answers.filter((answer) => answer.status === 'rejected');
+    expect(refused).toHaveLength(1);
+    expect(answers[20]!.status).toBe('rejected');
+    for (const name of tenants) expect(await store.readStream(name)).toHaveLength(1);
+    expect(await store.readStream(poisoned)).toEqual([]);
+  });
+
   it('decides appends of one batch in order: of two on one revision the first wins, the second is refused alone', async () => {
     const [contested, other] = [stream('contested'), stream('other')];
     await store.append(contested, 'no_stream', [event(0)]);

@@ -124,6 +124,25 @@ describe('ledger batches (real PostgreSQL)', () => {
     expect(await store.readStream(claim)).toHaveLength(1);
   });
 
+  it('one decision the store refuses (a string jsonb cannot hold) fails alone: the others of its batch are decided again and land', async () => {
+    const stream = await fundedLedger(10n);
+    const batcher = new LedgerBatcher();
+    const poisoned = () => batcher.decide({ store, clock }, stream, metadata, {
+      decide: (ledger, now) => ({
+        appends: [
+          { stream: `note-${ledgerCounter}`, expectedRevision: 'no_stream', events: [{ type: 'Noted', data: { note: 'note\u0000' } }] },
+          { stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand({ type: 'HoldFunds', amount: 1n, withdrawalId: 'poisoned' }), ledger.state, { now }) },
+        ] as DecidedAppend[],
+        result: {},
+      }),
+    });
+    const neighbour = (n: number) => batcher.decide({ store, clock }, stream, metadata, onLedgerOnly(stream, { type: 'HoldFunds', amount: 1n, withdrawalId: `neighbour-${n}` }));
+    // the first goes out alone (the ledger is idle); the rest queue behind it and are decided as one batch
+    const outcomes = await Promise.allSettled([neighbour(0), neighbour(1), neighbour(2), poisoned(), neighbour(3), neighbour(4), neighbour(5)]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect((await loadLedger(store, stream)).state).toEqual({ available: 4n, pending: 0n, held: 6n });
+  });
+
   it('reads other streams after the ledger: two credits of one deposit credit it once, neither is wrongly refused', async () => {
     const stream = `ledger-${ORG}-${++ledgerCounter}`;
     const batcher = new LedgerBatcher();

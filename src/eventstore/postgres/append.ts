@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js';
 import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
@@ -69,20 +69,41 @@ const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutc
  * out at once; under load the batches grow by themselves, so commits stop being the limit.
  */
 export class GroupCommitAppender {
-  private readonly batches: Coalescer<StreamAppend[], BatchOutcome>;
+  private readonly batches: Coalescer<StreamAppend[], { outcome: BatchOutcome } | { refused: unknown }>;
 
   constructor(
     private readonly pool: pg.Pool,
     maxAppendsPerBatch = 500,
   ) {
-    this.batches = new Coalescer(async (batch) => {
+    const write = async (batch: StreamAppend[][]) => {
       const { rows } = await pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [JSON.stringify(batch.map(toPayload))]);
       return rows[0]!.result;
+    };
+    this.batches = new Coalescer(async (batch) => {
+      try {
+        return (await write(batch)).map((outcome) => ({ outcome }));
+      } catch (error) {
+        if (batch.length === 1 || !refusedForItsData(error)) throw error;
+        // one append the database refuses (a string jsonb cannot hold, say) must not fail the others
+        // of its batch, other tenants' among them: each is written alone, and only that one fails
+        const answers: ({ outcome: BatchOutcome } | { refused: unknown })[] = [];
+        for (const item of batch) answers.push(await write([item]).then(([outcome]) => ({ outcome: outcome! }), (refused: unknown) => ({ refused })));
+        return answers;
+      }
     }, maxAppendsPerBatch);
   }
 
   async append(appends: StreamAppend[]): Promise<AppendResult> {
     validateAppends(appends);
-    return settle(this.pool, appends, await this.batches.add(appends));
+    const answer = await this.batches.add(appends);
+    if ('refused' in answer) throw answer.refused;
+    return settle(this.pool, appends, answer.outcome);
   }
 }
+
+/**
+ * A statement PostgreSQL refused for what it was given (SQLSTATE class 22 data exception, 23
+ * integrity, 42 syntax or access, 54 limits), as opposed to a lost connection or a server that is
+ * shutting down (08, 57, 53, 58), after which nothing is to be learnt from trying items one by one.
+ */
+const refusedForItsData = (error: unknown): boolean => error instanceof pg.DatabaseError && /^(22|23|42|54)/.test(error.code ?? '');
