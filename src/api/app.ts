@@ -26,6 +26,7 @@ import { organisationRoutes } from './organisation/index.js';
 import { paymentRoutes } from './payments/index.js';
 import { portfolioRoutes } from './portfolio/index.js';
 import { RateLimiter } from './rate-limiter.js';
+import { LoginLimits } from './auth/login-limits.js';
 import { requestContext, type AppEnv } from './request-context.js';
 import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
@@ -77,7 +78,7 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
   app.route('/', docsRoutes());
   // the services' clock: one time source for the whole app (and tests that move it are deterministic)
   const clockMs = () => services.clock().getTime();
-  app.route('/', loginRoutes(services, new RateLimiter(rateLimits.loginPerMinute, 60_000, clockMs)));
+  app.route('/', loginRoutes(services, new LoginLimits(rateLimits.loginPerMinute, clockMs)));
 
   const callerLimiter = new RateLimiter(rateLimits.perMinute, 60_000, clockMs);
   const devnetMounted = devnet !== null && !services.isProduction;

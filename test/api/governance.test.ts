@@ -161,4 +161,22 @@ describe('governance: a leaked API key cannot switch the approvals off', () => {
       await waitForProjection(service.infrastructure.db, WITHDRAWALS_PROJECTION, head, 20_000);
     };
   });
+
+  it('nobody can lock an approver out: failures from one address are refused there (429); from their own address the person logs in', async () => {
+    const limited = await startTestService({ LOGIN_RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const org = await limited.bootstrap('Locked', ['lena']);
+      const lena = org.users[0]!;
+      const from = (remoteAddress: string, body: object) =>
+        limited.app.request('/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, { incoming: { socket: { remoteAddress } } });
+      for (let n = 0; n < 3; n++) expect((await from('203.0.113.9', { username: 'lena', password: 'wrong', totpCode: '000000' })).status).toBe(401);
+      const refused = await from('203.0.113.9', { username: 'lena', password: lena.password, totpCode: limited.totp(lena.totpSecret) });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      const mine = await from('198.51.100.7', { username: 'lena', password: lena.password, totpCode: limited.totp(lena.totpSecret) });
+      expect(mine.status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
 });

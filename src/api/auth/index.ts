@@ -1,25 +1,24 @@
 import { login } from '../../application/login.js';
 import type { OrganizationServices } from '../../application/organizations.js';
-import { canonicalUsername } from '../../domain/streams.js';
 import { DomainError } from '../../errors.js';
 import { rateLimited } from '../middleware/rate-limit.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import { clientAddressOf, type LoginLimits } from './login-limits.js';
 import { createRouter } from '../router.js';
 import { loginRoute, profileRoute } from './routes.js';
 
-/** POST /auth/login is public, and limited per username on failures (LOGIN_RATE_LIMIT_PER_MINUTE). */
-export const loginRoutes = (services: OrganizationServices, failedLogins: RateLimiter) =>
+/** POST /auth/login is public; failures are limited per username and client address (LOGIN_RATE_LIMIT_PER_MINUTE, login-limits.ts). */
+export const loginRoutes = (services: OrganizationServices, limits: LoginLimits) =>
   createRouter().openapi(loginRoute, async (c) => {
     const body = c.req.valid('json');
-    const key = `login:${canonicalUsername(body.username)}`;
-    const verdict = failedLogins.check(key);
+    const address = clientAddressOf(c);
+    const verdict = await limits.admit(body.username, address);
     if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     try {
       const { accessToken } = await login(services, body, { requestId: c.get('requestId') });
-      failedLogins.reset(key);
+      limits.succeeded(body.username, address);
       return c.json({ accessToken }, 200);
     } catch (error) {
-      if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) failedLogins.record(key);
+      if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) limits.failed(body.username, address);
       throw error;
     }
   });

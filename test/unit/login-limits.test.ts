@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { LoginLimits, MAX_LOGIN_SLOWDOWN_MS } from '../../src/api/auth/login-limits.js';
+
+describe('LoginLimits: failures limited per username and address; elsewhere they only slow, never block', () => {
+  const setup = () => {
+    const slept: number[] = [];
+    const limits = new LoginLimits(3, () => Date.parse('2026-11-24T00:00:10Z'), async (ms) => void slept.push(ms));
+    return { limits, slept };
+  };
+
+  it('refuses the address that failed too often, and lets the person in from their own address, only slowed', async () => {
+    const { limits, slept } = setup();
+    for (let n = 0; n < 3; n++) {
+      expect(await limits.admit('Alice', '203.0.113.9')).toEqual({ allowed: true });
+      limits.failed('alice', '203.0.113.9');
+    }
+    expect(await limits.admit('alice', '203.0.113.9')).toMatchObject({ allowed: false, retryAfterSeconds: expect.any(Number) });
+    expect(slept).toEqual([]);
+    expect(await limits.admit('alice', '198.51.100.7')).toEqual({ allowed: true });
+    expect(slept).toHaveLength(1);
+    expect(slept[0]).toBeGreaterThan(0);
+    expect(slept[0]).toBeLessThanOrEqual(MAX_LOGIN_SLOWDOWN_MS);
+  });
+
+  it('failures sprayed from many addresses never block the username anywhere', async () => {
+    const { limits, slept } = setup();
+    for (let n = 0; n < 20; n++) limits.failed('bob', `192.0.2.${n}`);
+    for (let n = 0; n < 20; n++) expect(await limits.admit('bob', `192.0.2.${n}`)).toEqual({ allowed: true });
+    expect(await limits.admit('bob', '198.51.100.7')).toEqual({ allowed: true });
+    expect(slept.every((ms) => ms > 0 && ms <= MAX_LOGIN_SLOWDOWN_MS)).toBe(true);
+    // another username is untouched
+    expect(await limits.admit('carol', '192.0.2.1')).toEqual({ allowed: true });
+    expect(slept).toHaveLength(21);
+  });
+});
