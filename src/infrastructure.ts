@@ -46,7 +46,7 @@ export const connectInfrastructure = async (
 ): Promise<Infrastructure> => {
   const pool = createPool(target, { max: config.DATABASE_POOL_SIZE, purpose });
   try {
-    const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
+    const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, auditKey: config.LEDGERGATE_AUDIT_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
     const mnemonic = await loadSignerMnemonic({ mnemonic: config.LEDGERGATE_SIGNER_MNEMONIC, dataDir: config.dataDir, isProduction: config.isProduction });
     const { store, kind } = await openEventStore(config, pool, target, logger);
     const applied = await migrateToLatest(pool, readModelMigrations);

@@ -11,7 +11,7 @@ import { DomainError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { accountRoutes } from './accounts/index.js';
 import { withdrawalHistoryRoutes } from './audit/history.js';
-import { auditRoutes } from './audit/index.js';
+import { auditPublicKeyRoutes, auditRoutes } from './audit/index.js';
 import { loginRoutes, profileRoutes } from './auth/index.js';
 import { chainRoutes } from './chains/index.js';
 import { devnetRoutes } from './devnet/index.js';
@@ -76,6 +76,7 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
 
   app.route('/', healthRoutes(health));
   app.route('/', docsRoutes());
+  app.route('/', auditPublicKeyRoutes(services.keyring));
   // the services' clock: one time source for the whole app (and tests that move it are deterministic)
   const clockMs = () => services.clock().getTime();
   app.route('/', loginRoutes(services, new LoginLimits(rateLimits.loginPerMinute, clockMs)));

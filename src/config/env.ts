@@ -35,6 +35,11 @@ export const envSchema = z.object({
   DEVNET_BLOCK_TIME_MS: positiveInt(2000),
   WEBHOOK_RETRY_DELAYS_MS: retryDelaysMs.default([...DEFAULT_WEBHOOK_RETRY_DELAYS_MS]),
   /** base64, at least 32 bytes: the master secret all service keys derive from (required in production) */
+  /** base64 of 32 bytes: the Ed25519 seed of the audit key that signs export heads (default: derived from LEDGERGATE_SECRET_KEY) */
+  LEDGERGATE_AUDIT_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'base64 of exactly 32 random bytes')
+    .optional(),
   LEDGERGATE_SECRET_KEY: z
     .string()
     .refine((value) => Buffer.from(value, 'base64').length >= 32, 'base64 of at least 32 random bytes')

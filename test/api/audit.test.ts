@@ -12,6 +12,7 @@ import { verifyExport } from '../../src/audit/verify.js';
 import { addressCodecs } from '../../src/chains/families.js';
 import { findChain } from '../../src/catalog/registry.js';
 import { streams } from '../../src/domain/streams.js';
+import { headSignedBy } from '../../src/audit/head.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -189,6 +190,51 @@ describe('audit: withdrawal history and the hash-chained export', () => {
     expect(bad).toMatchObject({ status: 400, body: { error: 'BAD_REQUEST' } });
     expect((await service.request('GET', '/audit/events?format=xml', { apiKey: acme.apiKey })).status).toBe(400);
     expect((await service.request('GET', '/audit/events')).status).toBe(401);
+  });
+
+  it('a signed head shows where the export ends: `verify --head` fails on a file cut short or extended, and on a forged head', async () => {
+    const headOf = async () => (await service.request('GET', '/audit/head', { apiKey: acme.apiKey })).body as { position: string; hash: string; lines: number; at: string; signature: string };
+    const head = await headOf();
+    const { text } = await exportText(acme.apiKey);
+    const lines = linesOf(text);
+    expect(head).toMatchObject({ lines: lines.length, hash: JSON.parse(lines.at(-1)!).hash, position: JSON.parse(lines.at(-1)!).position });
+    const publicKey = await service.app.request('/audit/public-key');
+    expect(publicKey.status).toBe(200);
+    const pem = await publicKey.text();
+    expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(headSignedBy(head, pem)).toBe(true);
+    expect(headSignedBy({ ...head, lines: head.lines + 1 }, pem)).toBe(false);
+    expect((await service.request('GET', '/audit/head')).status).toBe(401);
+
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-head-'));
+    const verifyAgainst = async (content: string, headContent: object, withKey = true) => {
+      const file = path.join(dir, `${randomBytes(4).toString('hex')}.ndjson`);
+      const headFile = path.join(dir, `${randomBytes(4).toString('hex')}.json`);
+      const keyFile = path.join(dir, 'audit.pem');
+      await Promise.all([fs.writeFile(file, content), fs.writeFile(headFile, JSON.stringify(headContent)), fs.writeFile(keyFile, pem)]);
+      try {
+        const { stdout } = await run(process.execPath, ['bin/ledgergate.mjs', 'verify', file, '--head', headFile, ...(withKey ? ['--public-key', keyFile] : [])], { env: { ...process.env, DATA_DIR: dir } });
+        return { code: 0, stdout };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string };
+        return { code: failed.code, stdout: failed.stdout };
+      }
+    };
+    try {
+      expect(await verifyAgainst(text, head)).toEqual({ code: 0, stdout: `OK ${lines.length} ${head.hash}\n` });
+      // the last two lines cut off: the chain alone still verifies, the head does not
+      const cut = lines.slice(0, -2).join('\n') + '\n';
+      expect(await verifyAgainst(cut, head)).toEqual({ code: 1, stdout: `FAILED line ${lines.length - 1}: the file ends after ${lines.length - 2} lines; the head says ${lines.length}: it was cut short\n` });
+      // a later export (one more event) checked against the earlier head: extended past it
+      await service.request('PATCH', '/organisation/webhook/signing-secret', { apiKey: acme.apiKey });
+      const later = linesOf((await exportText(acme.apiKey)).text);
+      expect(later.length).toBeGreaterThan(lines.length);
+      expect(await verifyAgainst(later.join('\n') + '\n', head)).toMatchObject({ code: 1, stdout: expect.stringMatching(new RegExp(`^FAILED line ${lines.length + 1}: the head ends after ${lines.length} lines`)) });
+      // a head whose numbers were changed no longer carries the audit key's signature
+      expect(await verifyAgainst(cut, { ...head, lines: lines.length - 2, hash: JSON.parse(lines.at(-3)!).hash })).toEqual({ code: 1, stdout: 'FAILED head: its signature is not the audit key’s\n' });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('`ledgergate verify <file>`: OK <count> <lastHash>, exit 1 naming the first bad line', async () => {

@@ -14,8 +14,8 @@ export const auditEventsQuerySchema = z
       .transform((value) => [...new Set(value.split(','))] as AuditCategory[])
       .optional()
       .openapi({ description: `default: all. One or more of ${AUDIT_CATEGORY_NAMES.join(', ')}, comma-separated`, example: 'withdrawal,ledger' }),
-    from: z.iso.datetime().optional().openapi({ description: 'events decided at or after this time (metadata.at), ISO 8601', example: '2026-11-01T00:00:00.000Z' }),
-    to: z.iso.datetime().optional().openapi({ description: 'events decided at or before this time (metadata.at), ISO 8601', example: '2026-12-01T00:00:00.000Z' }),
+    from: z.iso.datetime({ offset: true }).optional().openapi({ description: 'events decided at or after this time (metadata.at), ISO 8601', example: '2026-11-01T00:00:00.000Z' }),
+    to: z.iso.datetime({ offset: true }).optional().openapi({ description: 'events decided at or before this time (metadata.at), ISO 8601', example: '2026-12-01T00:00:00.000Z' }),
     fromPosition: position.optional().openapi({ description: 'events at or after this global position' }),
     toPosition: position.optional().openapi({ description: 'events at or before this global position' }),
     prevHash: z
@@ -53,4 +53,37 @@ export const auditEventsRoute = createRoute({
     },
     ...errorResponses(400, ...authenticatedErrors),
   },
+});
+
+export const auditHeadRoute = createRoute({
+  method: 'get',
+  path: '/audit/head',
+  tags: ['Audit'],
+  summary: 'Where the organization’s export ends now, signed by the audit key',
+  description:
+    'CONTRACT §9. `{ position, hash, lines, at, signature }`: the last line’s position and hash of a full export from the start (with the same categories), its number of lines, and when; `signature` is base64 Ed25519 over JCS of the other four fields, by the key at GET /audit/public-key. `ledgergate verify <file> --head <head.json>` fails on a file cut short or extended.',
+  security: callerSecurity,
+  request: { query: z.object({ category: auditEventsQuerySchema.shape.category }).strict() },
+  responses: {
+    200: {
+      description: 'The signed head',
+      content: {
+        'application/json': {
+          schema: z
+            .object({ position: z.string(), hash: z.string(), lines: z.number().int(), at: z.string(), signature: z.string() })
+            .openapi('AuditHead'),
+        },
+      },
+    },
+    ...errorResponses(...authenticatedErrors, 400),
+  },
+});
+
+export const auditPublicKeyRoute = createRoute({
+  method: 'get',
+  path: '/audit/public-key',
+  tags: ['Audit'],
+  summary: 'The audit key’s public key (PEM), to check signed heads',
+  security: [],
+  responses: { 200: { description: 'An Ed25519 public key, SPKI PEM', content: { 'application/x-pem-file': { schema: z.string() } } } },
 });
