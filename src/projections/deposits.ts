@@ -17,13 +17,19 @@ type DepositRow = {
   external_user_id: string | null;
   account_chain_id: string | null;
   sender_address: string;
+  to_address: string;
+  output_index: number;
   block_number: string | number;
 };
 
 /** SPEC §6.4's deposit.detected payload; deposit.confirmed is the same with its final confirmations (CONTRACT §7). */
-export const depositWebhookPayload = (row: DepositRow, confirmations: number) => ({
+export const depositWebhookPayload = (row: DepositRow, confirmations: number, status: 'detected' | 'confirmed') => ({
   chainId: row.chain_id,
   txnHash: row.tx_hash,
+  /** the output, log or event index within the transaction: with txnHash it names the deposit (CONTRACT §6) */
+  outputIndex: row.output_index,
+  toAddress: row.to_address,
+  status,
   tokenId: row.token_id,
   amount: row.amount,
   externalUserId: row.external_user_id,
@@ -84,7 +90,7 @@ interface Folded {
 
 const loadStored = async (trx: Transaction<Database>, refs: DepositRef[]): Promise<Map<string, Folded>> => {
   const { rows } = await sql<Current['row'] & { confirmations: number; confirmed: boolean; updated_at: Date }>`
-    select chain_id, tx_hash, output_index, org_id, token_id, amount, external_user_id, account_chain_id, sender_address, block_number,
+    select chain_id, tx_hash, output_index, org_id, token_id, amount, external_user_id, account_chain_id, sender_address, to_address, block_number,
            confirmations, confirmed, updated_at
     from deposits
     where (chain_id, tx_hash, output_index) in (
@@ -138,7 +144,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
         webhooks.push({
           orgId: event.data.orgId,
           type: 'deposit.detected',
-          payload: depositWebhookPayload(inserted, 0),
+          payload: depositWebhookPayload(inserted, 0, 'detected'),
           timestamp: inserted.created_at,
           dedupeKey: webhookDedupeKey(event.data.orgId, 'deposit.detected', recorded.id),
         });
@@ -155,7 +161,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
           orgId: current.row.org_id,
           type: 'deposit.confirmed',
           // the amount as the numeric column gives it back
-          payload: depositWebhookPayload({ ...current.row, amount: BigInt(current.row.amount).toString() }, event.data.confirmations),
+          payload: depositWebhookPayload({ ...current.row, amount: BigInt(current.row.amount).toString() }, event.data.confirmations, 'confirmed'),
           timestamp: at,
           dedupeKey: webhookDedupeKey(current.row.org_id, 'deposit.confirmed', recorded.id),
         });

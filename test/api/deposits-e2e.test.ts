@@ -100,6 +100,9 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
   const depositPayload = (chainId: string, tokenId: string, txnHash: string, amount: string, userId: string, blockNumber: number, confirmations: number) => ({
     chainId,
     txnHash,
+    outputIndex: expect.any(Number),
+    toAddress: expect.any(String),
+    status: confirmations === 0 ? 'detected' : 'confirmed',
     tokenId,
     amount,
     externalUserId: userId,

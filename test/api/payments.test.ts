@@ -23,9 +23,13 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
   const bobs = observed(4, { amount: 300_000_000_000_000n, from: '0x00000000000000000000000000000000000000f4' });
   const dust = observed(5, { amount: 1n });
 
-  const deposit = (transfer: typeof eth, userId: string, Token: object, createdAt: string, updatedAt = createdAt) => ({
+  const deposit = (transfer: typeof eth, userId: string, Token: object, createdAt: string, updatedAt = createdAt, confirmations = 0) => ({
     chainId: transfer.chainId,
     txnHash: transfer.txHash,
+    outputIndex: transfer.index,
+    toAddress: transfer.to,
+    status: confirmations > 0 ? 'confirmed' : 'detected',
+    confirmations,
     tokenId: (Token as { id: string }).id,
     amount: transfer.amount.toString(),
     accountChainId: transfer.chainId,
@@ -60,19 +64,19 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
   });
   afterAll(async () => service.stop());
 
-  it('lists the organization’s deposits newest first, with exactly SPEC’s fields; dust is not listed', async () => {
+  it('lists the organization’s deposits newest first, with SPEC’s fields and the reconciliation fields; dust is not listed', async () => {
     expect(await ok(get('/payments'))).toEqual({
       payments: [
         deposit(bobs, 'bob 2/b', ETH_TOKEN, times[3]!),
         deposit(btc, 'alice', BTC_TOKEN, times[2]!),
         deposit(usdc, 'alice', USDC_TOKEN, times[1]!),
-        deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!),
+        deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12),
       ],
       nextCursor: null,
     });
     const body = (await get('/payments')).body as { payments: object[] };
     expect(Object.keys(body.payments[0]!).sort()).toEqual(
-      ['Token', 'accountChainId', 'amount', 'chainId', 'createdAt', 'externalUserId', 'senderAddress', 'tokenId', 'txnHash', 'updatedAt'],
+      ['Token', 'accountChainId', 'amount', 'chainId', 'confirmations', 'createdAt', 'externalUserId', 'outputIndex', 'senderAddress', 'status', 'toAddress', 'tokenId', 'txnHash', 'updatedAt'],
     );
   });
 
@@ -82,14 +86,14 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
     expect(payments.map((payment) => payment.txnHash)).toEqual([bobs.txHash, btc.txHash, usdc.txHash]);
     expect(nextCursor).toEqual(expect.any(String));
     const second = await get(`/payments?limit=3&cursor=${nextCursor}`);
-    expect(second.body).toEqual({ payments: [deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!)], nextCursor: null });
+    expect(second.body).toEqual({ payments: [deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12)], nextCursor: null });
     expect((await get('/payments?cursor=bm9wZQ')).body).toMatchObject({ error: 'BAD_REQUEST', statusCode: 400 });
     expect((await get('/payments?limit=0')).status).toBe(400);
     expect((await get('/payments?limit=1001')).status).toBe(400);
   });
 
   it('filters by userId, and lists one user’s deposits across chains', async () => {
-    const alice = [deposit(btc, 'alice', BTC_TOKEN, times[2]!), deposit(usdc, 'alice', USDC_TOKEN, times[1]!), deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!)];
+    const alice = [deposit(btc, 'alice', BTC_TOKEN, times[2]!), deposit(usdc, 'alice', USDC_TOKEN, times[1]!), deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12)];
     expect(await ok(get('/payments?userId=alice'))).toEqual({ payments: alice, nextCursor: null });
     expect(await ok(get('/payments/alice/deposits'))).toEqual({ deposits: alice, nextCursor: null });
     const page = await get('/payments/alice/deposits?limit=2');
@@ -144,5 +148,18 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
   it('documents the three routes in /openapi.json', async () => {
     const paths = Object.keys(((await service.request('GET', '/openapi.json')).body as { paths: Record<string, unknown> }).paths);
     expect(paths).toEqual(expect.arrayContaining(['/payments', '/payments/{userId}/deposits', '/payments/deposit-address', '/portfolio']));
+  });
+
+  it('two deposits in one transaction (two outputs) are two rows, told apart by their output index', async () => {
+    const services: DepositServices = { store: service.infrastructure.store, clock: service.now };
+    const first = observed(9, { index: 0, amount: 10_000_000_000_000_000n, to: '0x00000000000000000000000000000000000000c1' });
+    const second = observed(9, { index: 1, amount: 20_000_000_000_000_000n, to: '0x00000000000000000000000000000000000000c1' });
+    for (const transfer of [first, second]) await recordDeposit(services, transfer, ownerOf(acme.orgId, 'carla', transfer.chainId), metadata);
+    await settleDeposits(service);
+    const { payments } = (await ok(get('/payments?userId=carla'))) as { payments: { txnHash: string; outputIndex: number; amount: string; toAddress: string }[] };
+    expect(payments.map(({ txnHash, outputIndex, amount }) => [txnHash, outputIndex, amount])).toEqual([
+      [second.txHash, 1, '20000000000000000'],
+      [first.txHash, 0, '10000000000000000'],
+    ]);
   });
 });

@@ -88,6 +88,7 @@ describe('withdrawals over HTTP', () => {
           txnError: null,
           initiator: acme.alice.id,
           approvers: [acme.alice.id],
+          fee: null,
           createdAt: before,
           updatedAt: before,
         },

@@ -55,6 +55,9 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     const payload = {
       chainId: 'eip155:1',
       txnHash: transfer.txHash,
+      outputIndex: transfer.index,
+      toAddress: transfer.to,
+      status: 'detected',
       tokenId: ETH,
       amount: '1500000000000000000',
       externalUserId: 'user-1',
@@ -66,7 +69,7 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     };
     expect(await webhooksOf(service, acme.orgId, 'deposit.detected')).toEqual([{ type: 'deposit.detected', timestamp: detectedAt, payload }]);
     expect(await webhooksOf(service, acme.orgId, 'deposit.confirmed')).toEqual([
-      { type: 'deposit.confirmed', timestamp: confirmedAt, payload: { ...payload, confirmations: 12 } },
+      { type: 'deposit.confirmed', timestamp: confirmedAt, payload: { ...payload, status: 'confirmed', confirmations: 12 } },
     ]);
     const balance = { chainId: 'eip155:1', tokenId: ETH, reason: 'deposit', Token: ETH_TOKEN };
     expect(await webhooksOf(service, acme.orgId, 'balance.updated')).toEqual([

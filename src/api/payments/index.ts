@@ -17,14 +17,22 @@ type DepositRow = {
   account_chain_id: string | null;
   external_user_id: string | null;
   sender_address: string;
+  to_address: string;
+  output_index: number;
+  confirmations: number;
+  confirmed: boolean;
   created_at: Date;
   updated_at: Date;
 };
 
-/** SPEC §2.3, exactly these fields. The lists hold attributed deposits only, so the user fields are set. */
+/** SPEC §2.3 with CONTRACT §6's reconciliation fields. The lists hold attributed deposits only, so the user fields are set. */
 const toDeposit = (row: DepositRow) => ({
   chainId: row.chain_id,
   txnHash: row.tx_hash,
+  outputIndex: row.output_index,
+  toAddress: row.to_address,
+  status: row.confirmed ? ('confirmed' as const) : ('detected' as const),
+  confirmations: row.confirmations,
   tokenId: row.token_id,
   amount: row.amount,
   accountChainId: row.account_chain_id ?? '',
@@ -37,13 +45,12 @@ const toDeposit = (row: DepositRow) => ({
 
 /**
  * A page of the organization's deposits, newest first. Only creditable ones: a below-minimum or
- * unattributed transfer never reaches a balance, and a deposit record carries no status to say so
- * (SPEC §2.3), so listing it would read as money the user has.
+ * unattributed transfer never reaches a balance, so listing it would read as money the user has.
  */
 const depositPage = async (db: Kysely<Database>, orgId: string, options: { userId?: string; limit: number; cursor?: string }) => {
   let query = db
     .selectFrom('deposits')
-    .select(['seq', 'chain_id', 'tx_hash', 'token_id', 'amount', 'account_chain_id', 'external_user_id', 'sender_address', 'created_at', 'updated_at'])
+    .select(['seq', 'chain_id', 'tx_hash', 'output_index', 'to_address', 'confirmations', 'confirmed', 'token_id', 'amount', 'account_chain_id', 'external_user_id', 'sender_address', 'created_at', 'updated_at'])
     .where('org_id', '=', orgId)
     .where('credit', '=', 'credit')
     .orderBy('seq', 'desc')

@@ -13,11 +13,15 @@ export const tokenSummarySchema = z
   })
   .openapi('TokenSummary');
 
-/** SPEC §2.3. */
+/** SPEC §2.3, with CONTRACT §6's reconciliation fields. */
 export const depositSchema = z
   .object({
     chainId: z.string().openapi({ example: 'eip155:1' }),
     txnHash: z.string(),
+    outputIndex: z.number().int().openapi({ description: 'the output, log or event index within the transaction: with txnHash it names the deposit' }),
+    toAddress: z.string().openapi({ description: 'the deposit address it was sent to' }),
+    status: z.enum(['detected', 'confirmed', 'reverted']).openapi({ description: 'detected (pending), confirmed (credited); a reverted deposit leaves the lists' }),
+    confirmations: z.number().int().openapi({ description: 'blocks on top of its own, as last recorded (its final count once confirmed)' }),
     tokenId: z.string().openapi({ example: 'eip155:1/slip44:60' }),
     amount: z.string().openapi({ description: 'base units', example: '1500000000000000000' }),
     accountChainId: z.string().openapi({ description: 'chain of the deposit account' }),

@@ -23,6 +23,7 @@ export const withdrawalSchema = z
     txnError: z.string().nullable().openapi({ description: 'why it failed, or `Cancelled by <username>`' }),
     initiator: z.string().openapi({ description: 'user id of the creator' }),
     approvers: z.array(z.string()).openapi({ description: 'user ids that approved, the initiator first' }),
+    fee: z.string().nullable().openapi({ description: 'the network fee paid, base units of the chain’s native coin; null until known' }),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })

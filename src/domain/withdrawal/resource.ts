@@ -1,7 +1,7 @@
 import { tokenSummaryOf } from '../../catalog/tokens.js';
 import type { WithdrawalRecord } from './withdrawal.js';
 
-/** SPEC §2.2, exactly these fields: creation, approval and list answers. */
+/** SPEC §2.2's fields and CONTRACT §6's `fee`: creation, approval and list answers. */
 export const withdrawalResource = (withdrawal: WithdrawalRecord) => ({
   id: withdrawal.id,
   orgId: withdrawal.orgId,
@@ -17,6 +17,8 @@ export const withdrawalResource = (withdrawal: WithdrawalRecord) => ({
   txnError: withdrawal.txnError,
   initiator: withdrawal.initiator,
   approvers: [...withdrawal.approvers],
+  /** the network fee paid, base units of the chain's native coin; null until known (CONTRACT §6) */
+  fee: withdrawal.fee ?? null,
   createdAt: withdrawal.createdAt,
   updatedAt: withdrawal.updatedAt,
 });
