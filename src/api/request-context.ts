@@ -8,6 +8,8 @@ export interface Principal {
   userId: string;
   /** an API key acts as the user who owns it; some actions need a person (a JWT) */
   via: 'apiKey' | 'jwt';
+  /** the person's login name (the key owner's, for an API key) */
+  username: string;
 }
 
 export interface AppVariables {
@@ -21,7 +23,13 @@ export type AppEnv = { Variables: AppVariables };
 /** What a command appended from an HTTP request records about who asked and how. */
 export const commandMetadataOf = (c: { get(key: 'principal'): Principal; get(key: 'requestId'): string }) => {
   const principal = c.get('principal');
-  return { actor: principal.userId, orgId: principal.orgId, requestId: c.get('requestId'), credential: principal.via === 'jwt' ? ('person' as const) : ('api-key' as const) };
+  return {
+    actor: principal.userId,
+    orgId: principal.orgId,
+    requestId: c.get('requestId'),
+    credential: principal.via === 'jwt' ? ('person' as const) : ('api-key' as const),
+    username: principal.username,
+  };
 };
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

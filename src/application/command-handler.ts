@@ -33,8 +33,11 @@ export const pauseAfterConflict = (attempt: number) => new Promise((resolve) => 
 
 export const toDomainEvent = <Event extends DomainEvent>(event: RecordedEvent): Event => ({ type: event.type, data: event.data }) as Event;
 
-export const toNewEvents = (events: DomainEvent[], metadata: CommandMetadata, at: Date): NewEvent[] =>
-  events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: { ...metadata, at: at.toISOString() } }));
+/** Every event says who and how (CONTRACT §9): a command without a person's or a key's credential is the service's own. */
+export const toNewEvents = (events: DomainEvent[], metadata: CommandMetadata, at: Date): NewEvent[] => {
+  const who = { ...metadata, credential: metadata.credential ?? 'system', username: metadata.username ?? null, at: at.toISOString() };
+  return events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: who }));
+};
 
 /** Reads a stream and folds it: the state a decision starts from, and the revision it relies on. */
 export const loadAggregate = async <Event extends DomainEvent, State>(

@@ -21,6 +21,8 @@ export interface EventMetadata {
   orgId?: string;
   /** how the actor proved who they are: a person's login (`person`), an API key (`api-key`), or the service itself (`system`) */
   credential?: 'person' | 'api-key' | 'system';
+  /** the person's login name (the owner's, for an API key); null for the service itself */
+  username?: string | null;
 }
 
 export interface NewEvent {

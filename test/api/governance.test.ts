@@ -60,11 +60,15 @@ describe('governance: a leaked API key cannot switch the approvals off', () => {
     expect(await threshold()).toBe(2);
 
     const changes = await thresholdChanges();
-    expect(changes.map((change) => [change.data.minWithdrawalSigners, change.data.credential, change.data.changedBy, change.metadata.credential])).toEqual([
-      [2, 'api-key', acme.users[0]!.id, 'api-key'],
-      [1, 'person', acme.users[1]!.id, 'person'],
-      [2, 'api-key', acme.users[0]!.id, 'api-key'],
+    expect(changes.map((change) => [change.data.minWithdrawalSigners, change.data.credential, change.data.changedBy, change.metadata.credential, change.metadata.username])).toEqual([
+      [2, 'api-key', acme.users[0]!.id, 'api-key', 'alice'],
+      [1, 'person', acme.users[1]!.id, 'person', 'bob'],
+      [2, 'api-key', acme.users[0]!.id, 'api-key', 'alice'],
     ]);
+    // the service's own events say so too: the organization's creation was the CLI's (bootstrap), no person
+    const { text } = { text: await (await service.app.request('/audit/events?category=organization', { headers: { 'x-api-key': acme.apiKey } })).text() };
+    const created = JSON.parse(text.split('\n')[0]!) as { type: string; metadata: Record<string, unknown> };
+    expect(created).toMatchObject({ type: 'OrganizationCreated', metadata: { credential: 'system', username: null } });
   });
 
   describe('one code clears a queue (POST /withdrawals/approve)', () => {

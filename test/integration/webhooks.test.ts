@@ -419,7 +419,7 @@ describe('webhooks', () => {
     const appFor = (orgId: string) => {
       const app = new OpenAPIHono<AppEnv>();
       app.use('*', (c, next) => {
-        c.set('principal', { orgId, userId: 'u', via: 'apiKey' });
+        c.set('principal', { orgId, userId: 'u', via: 'apiKey', username: 'u' });
         return next();
       });
       app.route('/', webhookRoutes({ db }));

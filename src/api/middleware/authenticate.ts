@@ -30,19 +30,24 @@ export const authenticate =
     if (apiKey !== undefined) {
       const keyId = apiKeyId(apiKey);
       const row = keyId
-        ? await db.selectFrom('api_keys').select(['org_id', 'user_id', 'key_digest', 'revoked_at']).where('key_id', '=', keyId).executeTakeFirst()
+        ? await db
+            .selectFrom('api_keys')
+            .innerJoin('users', 'users.id', 'api_keys.user_id')
+            .select(['api_keys.org_id', 'api_keys.user_id', 'api_keys.key_digest', 'api_keys.revoked_at', 'users.username'])
+            .where('api_keys.key_id', '=', keyId)
+            .executeTakeFirst()
         : undefined;
       if (!row || row.revoked_at !== null || !digestsMatch(keyring.apiKeyDigest(apiKey), row.key_digest)) throw invalidApiKey();
-      c.set('principal', { orgId: row.org_id, userId: row.user_id, via: 'apiKey' });
+      c.set('principal', { orgId: row.org_id, userId: row.user_id, via: 'apiKey', username: row.username });
     } else if (authorization !== undefined) {
       const [scheme, token] = authorization.split(' ');
       if (scheme?.toLowerCase() !== 'bearer' || !token) throw invalidToken();
       const claims = await verifyAccessToken(keyring.jwtKey, token, clock());
       const user = claims
-        ? await db.selectFrom('users').select('id').where('id', '=', claims.userId).where('org_id', '=', claims.orgId).executeTakeFirst()
+        ? await db.selectFrom('users').select(['id', 'username']).where('id', '=', claims.userId).where('org_id', '=', claims.orgId).executeTakeFirst()
         : undefined;
       if (!claims || !user) throw invalidToken();
-      c.set('principal', { orgId: claims.orgId, userId: claims.userId, via: 'jwt' });
+      c.set('principal', { orgId: claims.orgId, userId: claims.userId, via: 'jwt', username: user.username });
     } else {
       throw new ApiError('UNAUTHORIZED', 401, 'Credentials are required: an x-api-key header or a Bearer access token');
     }

@@ -32,7 +32,7 @@ export const resolveWithdrawal = async (services: WithdrawalProcessingServices, 
   const signed = withdrawal.signedTransaction;
   if (!signed) throw new DomainError('WITHDRAWAL_NOT_PENDING', `withdrawal ${withdrawalId} has no transaction yet: cancel it instead`);
 
-  const metadata: CommandMetadata = { actor: `operator:${decision.operator}`, orgId: withdrawal.orgId };
+  const metadata: CommandMetadata = { actor: `operator:${decision.operator}`, orgId: withdrawal.orgId, credential: 'system', username: decision.operator };
   const ours = [signed, ...(withdrawal.replacedTransactions ?? [])];
   const seen: { txHash: string; status: TransactionStatus }[] = [];
   for (const transaction of ours) seen.push({ txHash: transaction.txHash, status: await services.gateway.transactionStatus(transaction.txHash) });
