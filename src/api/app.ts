@@ -27,6 +27,7 @@ import { paymentRoutes } from './payments/index.js';
 import { portfolioRoutes } from './portfolio/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import { LoginLimits } from './auth/login-limits.js';
+import { allowedMethods } from './allowed-methods.js';
 import { requestContext, type AppEnv } from './request-context.js';
 import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
@@ -103,7 +104,15 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/openapi.json', OPENAPI_INFO);
 
-  app.notFound((c) => c.json(notFound().toBody(), 404));
+  // a known path asked with a method it does not have: 405 naming the ones it has (RFC 9110)
+  const methodsOf = allowedMethods(app.routes);
+  app.notFound((c) => {
+    const allowed = methodsOf(c.req.path);
+    // no route here, or one that has this method and found nothing (an asset that does not exist)
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return c.json(notFound().toBody(), 404);
+    c.header('Allow', allowed.join(', '));
+    return c.json(new ApiError('METHOD_NOT_ALLOWED', 405, `${c.req.method} is not allowed here; use ${allowed.join(', ')}`).toBody(), 405);
+  });
   app.onError((error, c) => {
     const apiError =
       error instanceof ApiError

@@ -54,9 +54,11 @@ describe('error model (CONTRACT §5): bad input gets a clear 4xx and changes not
     expect(login.status).toBe(413);
   });
 
-  it('answers unknown routes with 404 NOT_FOUND, with or without credentials', async () => {
+  it('answers unknown routes with 404 NOT_FOUND, with or without credentials; a known one with another method 405', async () => {
     expect(await service.request('GET', '/nothing/here')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND', statusCode: 404 } });
-    expect(await service.request('DELETE', '/organisation', { apiKey })).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
+    const wrongMethod = await service.request('DELETE', '/organisation', { apiKey });
+    expect(wrongMethod).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED' } });
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('never answers 5xx to a battery of hostile inputs, and nothing changes', async () => {
