@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
+import type { DepositStatus } from '../db/tables/deposits.js';
 import type { DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
@@ -12,24 +13,27 @@ export const DEPOSITS_PROJECTION = 'deposits';
 type DepositRow = {
   chain_id: string;
   tx_hash: string;
+  output_index: number;
+  to_address: string;
+  status: DepositStatus;
   token_id: string;
   amount: string;
   external_user_id: string | null;
   account_chain_id: string | null;
   sender_address: string;
-  to_address: string;
-  output_index: number;
   block_number: string | number;
 };
 
-/** SPEC §6.4's deposit.detected payload; deposit.confirmed is the same with its final confirmations (CONTRACT §7). */
-export const depositWebhookPayload = (row: DepositRow, confirmations: number, status: 'detected' | 'confirmed') => ({
+/**
+ * SPEC §6.4's deposit.detected payload; deposit.confirmed is the same with its final confirmations
+ * (CONTRACT §7), and both carry CONTRACT §6's reconciliation fields (status, output index, address).
+ */
+export const depositWebhookPayload = (row: DepositRow, confirmations: number) => ({
   chainId: row.chain_id,
   txnHash: row.tx_hash,
-  /** the output, log or event index within the transaction: with txnHash it names the deposit (CONTRACT §6) */
   outputIndex: row.output_index,
   toAddress: row.to_address,
-  status,
+  status: row.status,
   tokenId: row.token_id,
   amount: row.amount,
   externalUserId: row.external_user_id,
@@ -65,6 +69,7 @@ const detectedRow = (recorded: RecordedEvent, data: Extract<DepositEvent, { type
     credit: data.credit,
     confirmations: 0,
     confirmed: false,
+    status: 'detected' as DepositStatus,
     created_at: at,
     updated_at: at,
   };
@@ -74,7 +79,7 @@ type InsertedRow = ReturnType<typeof detectedRow>;
 
 /** A row as the batch leaves it: the fields webhooks read, and the ones a confirmation changes. */
 interface Current {
-  row: DepositRow & { org_id: string | null; output_index: number };
+  row: DepositRow & { org_id: string | null };
   confirmations: number;
   confirmed: boolean;
   updated_at: Date;
@@ -90,7 +95,7 @@ interface Folded {
 
 const loadStored = async (trx: Transaction<Database>, refs: DepositRef[]): Promise<Map<string, Folded>> => {
   const { rows } = await sql<Current['row'] & { confirmations: number; confirmed: boolean; updated_at: Date }>`
-    select chain_id, tx_hash, output_index, org_id, token_id, amount, external_user_id, account_chain_id, sender_address, to_address, block_number,
+    select chain_id, tx_hash, output_index, to_address, status, org_id, token_id, amount, external_user_id, account_chain_id, sender_address, block_number,
            confirmations, confirmed, updated_at
     from deposits
     where (chain_id, tx_hash, output_index) in (
@@ -109,12 +114,12 @@ const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
   const column = <Key extends keyof InsertedRow>(key: Key) => rows.map((row) => row[key]);
   await sql`
     insert into deposits (chain_id, tx_hash, output_index, seq, org_id, external_user_id, account_chain_id, token_id, amount, sender_address,
-                          to_address, destination_tag, block_number, block_hash, credit, confirmations, confirmed, created_at, updated_at)
+                          to_address, destination_tag, block_number, block_hash, credit, confirmations, confirmed, status, created_at, updated_at)
     select * from unnest(${column('chain_id')}::text[], ${column('tx_hash')}::text[], ${column('output_index')}::int[], ${column('seq')}::bigint[],
                          ${column('org_id')}::text[], ${column('external_user_id')}::text[], ${column('account_chain_id')}::text[], ${column('token_id')}::text[],
                          ${column('amount')}::numeric[], ${column('sender_address')}::text[], ${column('to_address')}::text[], ${column('destination_tag')}::bigint[],
                          ${column('block_number')}::bigint[], ${column('block_hash')}::text[], ${column('credit')}::text[], ${column('confirmations')}::int[],
-                         ${column('confirmed')}::boolean[], ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
+                         ${column('confirmed')}::boolean[], ${column('status')}::text[], ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
   `.execute(trx);
 };
 
@@ -135,8 +140,8 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
     folded.set(key, entry);
     switch (event.type) {
       case 'DepositDetected': {
-        // a second detection of a present row fails, as its insert did on the primary key
-        if (entry.current) throw new Error(`${nameOf(event.data)} detected while its row is present`);
+        // a second detection of a present row fails, as its insert did on the primary key; a reverted row gives way
+        if (entry.current && entry.current.row.status !== 'reverted') throw new Error(`${nameOf(event.data)} detected while its row is present`);
         const inserted = detectedRow(recorded, event.data);
         entry.current = { row: inserted, confirmations: 0, confirmed: false, updated_at: inserted.updated_at, inserted };
         // only deposits that will be credited are announced: the others never reach a balance
@@ -144,7 +149,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
         webhooks.push({
           orgId: event.data.orgId,
           type: 'deposit.detected',
-          payload: depositWebhookPayload(inserted, 0, 'detected'),
+          payload: depositWebhookPayload(inserted, 0),
           timestamp: inserted.created_at,
           dedupeKey: webhookDedupeKey(event.data.orgId, 'deposit.detected', recorded.id),
         });
@@ -155,21 +160,29 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
         if (!current) throw new Error(`${nameOf(event.data)} confirmed but never detected`);
         const at = new Date(event.data.confirmedAt);
         Object.assign(current, { confirmations: event.data.confirmations, confirmed: true, updated_at: at });
-        if (current.inserted) Object.assign(current.inserted, { confirmations: event.data.confirmations, confirmed: true, updated_at: at });
+        current.row = { ...current.row, status: 'confirmed' };
+        if (current.inserted) Object.assign(current.inserted, { confirmations: event.data.confirmations, confirmed: true, status: 'confirmed', updated_at: at });
         if (!event.data.credited || current.row.org_id === null) break;
         webhooks.push({
           orgId: current.row.org_id,
           type: 'deposit.confirmed',
           // the amount as the numeric column gives it back
-          payload: depositWebhookPayload({ ...current.row, amount: BigInt(current.row.amount).toString() }, event.data.confirmations, 'confirmed'),
+          payload: depositWebhookPayload({ ...current.row, amount: BigInt(current.row.amount).toString() }, event.data.confirmations),
           timestamp: at,
           dedupeKey: webhookDedupeKey(current.row.org_id, 'deposit.confirmed', recorded.id),
         });
         break;
       }
-      case 'DepositReverted':
-        entry.current = null;
+      case 'DepositReverted': {
+        // the row stays, as reverted (CONTRACT §6), until the same transfer is detected again
+        const current = entry.current;
+        if (!current) throw new Error(`${nameOf(event.data)} reverted but never detected`);
+        const at = new Date(event.data.revertedAt);
+        current.updated_at = at;
+        current.row = { ...current.row, status: 'reverted' };
+        if (current.inserted) Object.assign(current.inserted, { status: 'reverted', updated_at: at });
         break;
+      }
       default: {
         const _never: never = event;
       }
@@ -190,16 +203,16 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
     trx,
     [...folded.values()].flatMap(({ current }) => (current?.inserted ? [current.inserted] : [])),
   );
-  // a stored row still there and not detected anew was confirmed in the batch (nothing else keeps it)
+  // a stored row still there and not detected anew was confirmed or reverted in the batch (or untouched: written as it was)
   const updated = [...folded.values()].flatMap(({ stored, current }) => (stored && current && current.inserted === null ? [current] : []));
   if (updated.length > 0) {
     await sql`
       update deposits as row
-      set confirmations = change.confirmations, confirmed = change.confirmed, updated_at = change.updated_at
+      set confirmations = change.confirmations, confirmed = change.confirmed, status = change.status, updated_at = change.updated_at
       from unnest(${updated.map(({ row }) => row.chain_id)}::text[], ${updated.map(({ row }) => row.tx_hash)}::text[], ${updated.map(({ row }) => row.output_index)}::int[],
                   ${updated.map((current) => current.confirmations)}::int[], ${updated.map((current) => current.confirmed)}::boolean[],
-                  ${updated.map((current) => current.updated_at)}::timestamptz[])
-           as change (chain_id, tx_hash, output_index, confirmations, confirmed, updated_at)
+                  ${updated.map(({ row }) => row.status)}::text[], ${updated.map((current) => current.updated_at)}::timestamptz[])
+           as change (chain_id, tx_hash, output_index, confirmations, confirmed, status, updated_at)
       where (row.chain_id, row.tx_hash, row.output_index) = (change.chain_id, change.tx_hash, change.output_index)
     `.execute(trx);
   }
@@ -208,8 +221,8 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
 
 /**
  * Deposits for GET /payments and GET /payments/:userId/deposits; sends deposit.detected and
- * deposit.confirmed. A reverted deposit's row is deleted (its block left the chain); a later
- * detection of the same transfer inserts it again.
+ * deposit.confirmed. A reverted deposit's row stays with status `reverted` (its block left the
+ * chain, it never reaches a balance); a later detection of the same transfer replaces it.
  */
 export const depositsProjection: Projection = {
   name: DEPOSITS_PROJECTION,

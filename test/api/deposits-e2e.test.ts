@@ -97,11 +97,12 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
     return { available: found?.available ?? '0', pending: found?.pending ?? '0' };
   };
   const payments = async () => ((await get('/payments?limit=100')) as { payments: Record<string, unknown>[] }).payments;
-  const depositPayload = (chainId: string, tokenId: string, txnHash: string, amount: string, userId: string, blockNumber: number, confirmations: number) => ({
+  const depositPayload = (chainId: string, tokenId: string, txnHash: string, amount: string, userId: string, blockNumber: number, confirmations: number, toAddress: string) => ({
     chainId,
     txnHash,
+    // CONTRACT §6: which output of the transaction (a Bitcoin payment may have its change first), to which address, and where it stands
     outputIndex: expect.any(Number),
-    toAddress: expect.any(String),
+    toAddress,
     status: confirmations === 0 ? 'detected' : 'confirmed',
     tokenId,
     amount,
@@ -124,7 +125,7 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
     const before = await balance(tokenId);
     const paid = await pay(chainId, tokenId, address, amount);
     expect((await waitForDepositWebhook('deposit.detected', paid.txnHash)).map((hook) => hook.payload)).toEqual([
-      depositPayload(chainId, tokenId, paid.txnHash, amount, userId, paid.blockNumber, 0),
+      depositPayload(chainId, tokenId, paid.txnHash, amount, userId, paid.blockNumber, 0, address),
     ]);
     if (required > 2) {
       const { blockNumber } = await mine(chainId, required - 2); // one confirmation short
@@ -133,7 +134,7 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
     await mine(chainId, 1);
     // exactly the chain's confirmations: confirming one block early would report one fewer
     expect((await waitForDepositWebhook('deposit.confirmed', paid.txnHash)).map((hook) => hook.payload)).toEqual([
-      depositPayload(chainId, tokenId, paid.txnHash, amount, userId, paid.blockNumber, required),
+      depositPayload(chainId, tokenId, paid.txnHash, amount, userId, paid.blockNumber, required, address),
     ]);
     await settleDeposits(service);
     expect((await payments()).filter((payment) => payment.txnHash === paid.txnHash)).toEqual([
@@ -207,10 +208,10 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
     const tagged = await pay(XRP, XRP_NATIVE, address, '50000000', Number(destinationTag));
     // one confirmation: its own block, so detected and confirmed in one look at the chain
     expect((await waitForDepositWebhook('deposit.detected', tagged.txnHash)).map((hook) => hook.payload)).toEqual([
-      depositPayload(XRP, XRP_NATIVE, tagged.txnHash, '50000000', 'xrp-user', tagged.blockNumber, 0),
+      depositPayload(XRP, XRP_NATIVE, tagged.txnHash, '50000000', 'xrp-user', tagged.blockNumber, 0, address),
     ]);
     expect((await waitForDepositWebhook('deposit.confirmed', tagged.txnHash)).map((hook) => hook.payload)).toEqual([
-      depositPayload(XRP, XRP_NATIVE, tagged.txnHash, '50000000', 'xrp-user', tagged.blockNumber, 1),
+      depositPayload(XRP, XRP_NATIVE, tagged.txnHash, '50000000', 'xrp-user', tagged.blockNumber, 1, address),
     ]);
     const untagged = await pay(XRP, XRP_NATIVE, address, '60000000');
     const unknownTag = await pay(XRP, XRP_NATIVE, address, '70000000', 777_777);
@@ -248,7 +249,8 @@ describe('deposits end to end: devnet → watcher → webhooks, /payments, /port
     await settleDeposits(service);
     expect(await balance(SEPOLIA_ETH)).toEqual({ available: '0', pending: '0' });
     expect(depositWebhooks('deposit.confirmed', paid.txnHash)).toEqual([]);
-    expect((await payments()).map((payment) => payment.txnHash)).not.toContain(paid.txnHash);
+    // listed as reverted (CONTRACT §6), never as money the user has
+    expect((await payments()).filter((payment) => payment.txnHash === paid.txnHash).map((payment) => payment.status)).toEqual(['reverted']);
     const events = (await service.infrastructure.store.readAll({ filter: { categories: ['deposit'] }, maxCount: 10_000 })).filter((event) => event.data.txHash === paid.txnHash);
     expect(events.map((event) => [event.type, event.data.reason])).toEqual([
       ['DepositDetected', undefined],

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmDeposit, recordDeposit, type DepositServices } from '../../src/application/deposits.js';
+import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices } from '../../src/application/deposits.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 import { observed, ownerOf, settleDeposits } from '../support/deposits.js';
 
@@ -23,18 +23,19 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
   const bobs = observed(4, { amount: 300_000_000_000_000n, from: '0x00000000000000000000000000000000000000f4' });
   const dust = observed(5, { amount: 1n });
 
-  const deposit = (transfer: typeof eth, userId: string, Token: object, createdAt: string, updatedAt = createdAt, confirmations = 0) => ({
+  const deposit = (transfer: typeof eth, userId: string, Token: object, createdAt: string, updatedAt = createdAt) => ({
     chainId: transfer.chainId,
     txnHash: transfer.txHash,
-    outputIndex: transfer.index,
-    toAddress: transfer.to,
-    status: confirmations > 0 ? 'confirmed' : 'detected',
-    confirmations,
     tokenId: (Token as { id: string }).id,
     amount: transfer.amount.toString(),
     accountChainId: transfer.chainId,
     externalUserId: userId,
     senderAddress: transfer.from,
+    // CONTRACT §6's reconciliation fields: only eth is confirmed (12 confirmations)
+    toAddress: transfer.to,
+    outputIndex: transfer.index,
+    status: transfer === eth ? 'confirmed' : 'detected',
+    confirmations: transfer === eth ? 12 : 0,
     Token,
     createdAt,
     updatedAt,
@@ -64,13 +65,13 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
   });
   afterAll(async () => service.stop());
 
-  it('lists the organization’s deposits newest first, with SPEC’s fields and the reconciliation fields; dust is not listed', async () => {
+  it('lists the organization’s deposits newest first, with exactly SPEC’s and CONTRACT §6’s fields; dust is not listed', async () => {
     expect(await ok(get('/payments'))).toEqual({
       payments: [
         deposit(bobs, 'bob 2/b', ETH_TOKEN, times[3]!),
         deposit(btc, 'alice', BTC_TOKEN, times[2]!),
         deposit(usdc, 'alice', USDC_TOKEN, times[1]!),
-        deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12),
+        deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!),
       ],
       nextCursor: null,
     });
@@ -86,14 +87,14 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
     expect(payments.map((payment) => payment.txnHash)).toEqual([bobs.txHash, btc.txHash, usdc.txHash]);
     expect(nextCursor).toEqual(expect.any(String));
     const second = await get(`/payments?limit=3&cursor=${nextCursor}`);
-    expect(second.body).toEqual({ payments: [deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12)], nextCursor: null });
+    expect(second.body).toEqual({ payments: [deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!)], nextCursor: null });
     expect((await get('/payments?cursor=bm9wZQ')).body).toMatchObject({ error: 'BAD_REQUEST', statusCode: 400 });
     expect((await get('/payments?limit=0')).status).toBe(400);
     expect((await get('/payments?limit=1001')).status).toBe(400);
   });
 
   it('filters by userId, and lists one user’s deposits across chains', async () => {
-    const alice = [deposit(btc, 'alice', BTC_TOKEN, times[2]!), deposit(usdc, 'alice', USDC_TOKEN, times[1]!), deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!, 12)];
+    const alice = [deposit(btc, 'alice', BTC_TOKEN, times[2]!), deposit(usdc, 'alice', USDC_TOKEN, times[1]!), deposit(eth, 'alice', ETH_TOKEN, times[0]!, times[5]!)];
     expect(await ok(get('/payments?userId=alice'))).toEqual({ payments: alice, nextCursor: null });
     expect(await ok(get('/payments/alice/deposits'))).toEqual({ deposits: alice, nextCursor: null });
     const page = await get('/payments/alice/deposits?limit=2');
@@ -145,21 +146,31 @@ describe('GET /payments, /payments/:userId/deposits and /portfolio (SPEC §2.3, 
     }
   });
 
+  it('shows two deposits in one transaction (two outputs) as two rows told apart by outputIndex, and a reverted one as reverted', async () => {
+    const initech = await service.bootstrap('Initech', ['ian']);
+    const services: DepositServices = { store: service.infrastructure.store, clock: service.now };
+    const first = observed(60, { index: 0, amount: 10n ** 16n });
+    const second = observed(60, { index: 1, amount: 2n * 10n ** 16n, to: '0x00000000000000000000000000000000000000a2' });
+    const reorged = observed(61, { amount: 3n * 10n ** 16n });
+    for (const transfer of [first, second, reorged]) await recordDeposit(services, transfer, ownerOf(initech.organization.id, 'ivy'), metadata);
+    await confirmDeposit(services, second, 12, metadata);
+    await revertDeposit(services, reorged, 'reorg', metadata);
+    await settleDeposits(service);
+
+    const { payments } = (await ok(get('/payments', initech.apiKey))) as { payments: Record<string, unknown>[] };
+    expect(payments.map(({ txnHash, outputIndex, toAddress, amount, status, confirmations }) => ({ txnHash, outputIndex, toAddress, amount, status, confirmations }))).toEqual([
+      { txnHash: reorged.txHash, outputIndex: 0, toAddress: reorged.to, amount: '30000000000000000', status: 'reverted', confirmations: 0 },
+      { txnHash: first.txHash, outputIndex: 1, toAddress: second.to, amount: '20000000000000000', status: 'confirmed', confirmations: 12 },
+      { txnHash: first.txHash, outputIndex: 0, toAddress: first.to, amount: '10000000000000000', status: 'detected', confirmations: 0 },
+    ]);
+    // a reverted deposit never reaches a balance
+    expect((await get('/portfolio', initech.apiKey)).body).toEqual({
+      balances: [{ chainId: 'eip155:1', tokenId: ETH_TOKEN.id, available: '20000000000000000', pending: '10000000000000000', Token: ETH_TOKEN }],
+    });
+  });
+
   it('documents the three routes in /openapi.json', async () => {
     const paths = Object.keys(((await service.request('GET', '/openapi.json')).body as { paths: Record<string, unknown> }).paths);
     expect(paths).toEqual(expect.arrayContaining(['/payments', '/payments/{userId}/deposits', '/payments/deposit-address', '/portfolio']));
-  });
-
-  it('two deposits in one transaction (two outputs) are two rows, told apart by their output index', async () => {
-    const services: DepositServices = { store: service.infrastructure.store, clock: service.now };
-    const first = observed(9, { index: 0, amount: 10_000_000_000_000_000n, to: '0x00000000000000000000000000000000000000c1' });
-    const second = observed(9, { index: 1, amount: 20_000_000_000_000_000n, to: '0x00000000000000000000000000000000000000c1' });
-    for (const transfer of [first, second]) await recordDeposit(services, transfer, ownerOf(acme.orgId, 'carla', transfer.chainId), metadata);
-    await settleDeposits(service);
-    const { payments } = (await ok(get('/payments?userId=carla'))) as { payments: { txnHash: string; outputIndex: number; amount: string; toAddress: string }[] };
-    expect(payments.map(({ txnHash, outputIndex, amount }) => [txnHash, outputIndex, amount])).toEqual([
-      [second.txHash, 1, '20000000000000000'],
-      [first.txHash, 0, '10000000000000000'],
-    ]);
   });
 });

@@ -86,8 +86,8 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     return address.properties.address;
   };
   const withdraw = async (chainId: string, tokenId: string, amount: bigint, recipient: string, memo?: string) =>
-    ((await request('POST', '/withdrawals', { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) })) as { withdrawal: { id: string; status: string } }).withdrawal;
-  const withdrawal = async (id: string) => (await request('GET', `/withdrawals/${id}`)) as { status: string; txnHash: string | null; txnError: string | null };
+    ((await request('POST', '/withdrawals', { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) })) as { withdrawal: { id: string; status: string; fee: string | null } }).withdrawal;
+  const withdrawal = async (id: string) => (await request('GET', `/withdrawals/${id}`)) as { status: string; txnHash: string | null; txnError: string | null; fee: string | null };
   const waitForStatus = async (id: string, status: string) => {
     await waitUntil(async () => (await withdrawal(id)).status === status, 30_000, `withdrawal ${id} ${status}`);
     return withdrawal(id);
@@ -115,6 +115,9 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     expect(completed.txnHash).toBe(processing.txnHash);
     await expectWebhooks(created.id, ['withdrawal.created', 'withdrawal.processing', 'withdrawal.completed']);
     const fee = p2wpkhVirtualSize(1, 2) * BITCOIN_FEE_RATE_SAT_PER_VBYTE;
+    // CONTRACT §6: the fee the chain took, on the withdrawal itself (null until then)
+    expect(created.fee).toBeNull();
+    expect(completed.fee).toBe(fee.toString());
     await waitForAvailable(BTC, before - 120_000n - fee);
     const outputs = await service.composed.gateways(BITCOIN)!.unspentOutputs([recipient]);
     expect(outputs).toMatchObject([{ txHash: completed.txnHash, amount: 120_000n }]);

@@ -55,9 +55,6 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     const payload = {
       chainId: 'eip155:1',
       txnHash: transfer.txHash,
-      outputIndex: transfer.index,
-      toAddress: transfer.to,
-      status: 'detected',
       tokenId: ETH,
       amount: '1500000000000000000',
       externalUserId: 'user-1',
@@ -65,11 +62,15 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
       senderAddress: transfer.from,
       blockNumber: 1001,
       confirmations: 0,
+      // CONTRACT §6's reconciliation fields
+      outputIndex: transfer.index,
+      toAddress: transfer.to,
+      status: 'detected',
       Token: ETH_TOKEN,
     };
     expect(await webhooksOf(service, acme.orgId, 'deposit.detected')).toEqual([{ type: 'deposit.detected', timestamp: detectedAt, payload }]);
     expect(await webhooksOf(service, acme.orgId, 'deposit.confirmed')).toEqual([
-      { type: 'deposit.confirmed', timestamp: confirmedAt, payload: { ...payload, status: 'confirmed', confirmations: 12 } },
+      { type: 'deposit.confirmed', timestamp: confirmedAt, payload: { ...payload, confirmations: 12, status: 'confirmed' } },
     ]);
     const balance = { chainId: 'eip155:1', tokenId: ETH, reason: 'deposit', Token: ETH_TOKEN };
     expect(await webhooksOf(service, acme.orgId, 'balance.updated')).toEqual([
@@ -113,7 +114,10 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     await expect(confirmDeposit(services, transfer, 12, metadata)).rejects.toMatchObject({ code: 'DEPOSIT_REVERTED' });
     expect(await eventsOf(streams.ledger(globex, usdt))).toEqual(['DepositPending', 'DepositPendingReverted']);
     await settleDeposits(service);
-    expect(await service.infrastructure.db.selectFrom('deposits').selectAll().where('tx_hash', '=', transfer.txHash).execute()).toEqual([]);
+    // the row stays, reverted, so an accountant sees the transfer that did not count (CONTRACT §6)
+    expect(await service.infrastructure.db.selectFrom('deposits').select(['status', 'confirmed']).where('tx_hash', '=', transfer.txHash).execute()).toEqual([
+      { status: 'reverted', confirmed: false },
+    ]);
     expect(await webhooksOf(service, globex, 'deposit.confirmed')).toEqual([]);
     expect((await webhooksOf(service, globex, 'balance.updated')).map((webhook) => webhook.payload.pending)).toEqual(['2000000', '0']);
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { checkExternalUserId } from '../../application/deposit-accounts.js';
 import { tokenSummaryOf } from '../../catalog/tokens.js';
 import type { Database } from '../../db/database.js';
+import type { DepositStatus } from '../../db/tables/deposits.js';
 import { decodeCursor, toPage } from '../pagination.js';
 import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
@@ -19,25 +20,25 @@ type DepositRow = {
   sender_address: string;
   to_address: string;
   output_index: number;
+  status: DepositStatus;
   confirmations: number;
-  confirmed: boolean;
   created_at: Date;
   updated_at: Date;
 };
 
-/** SPEC §2.3 with CONTRACT §6's reconciliation fields. The lists hold attributed deposits only, so the user fields are set. */
+/** SPEC §2.3's fields and CONTRACT §6's reconciliation fields. The lists hold attributed deposits only, so the user fields are set. */
 const toDeposit = (row: DepositRow) => ({
   chainId: row.chain_id,
   txnHash: row.tx_hash,
-  outputIndex: row.output_index,
-  toAddress: row.to_address,
-  status: row.confirmed ? ('confirmed' as const) : ('detected' as const),
-  confirmations: row.confirmations,
   tokenId: row.token_id,
   amount: row.amount,
   accountChainId: row.account_chain_id ?? '',
   externalUserId: row.external_user_id ?? '',
   senderAddress: row.sender_address,
+  toAddress: row.to_address,
+  outputIndex: row.output_index,
+  status: row.status,
+  confirmations: row.confirmations,
   Token: tokenSummaryOf(row.token_id),
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
@@ -45,12 +46,29 @@ const toDeposit = (row: DepositRow) => ({
 
 /**
  * A page of the organization's deposits, newest first. Only creditable ones: a below-minimum or
- * unattributed transfer never reaches a balance, so listing it would read as money the user has.
+ * unattributed transfer never reaches a balance, and listing it would read as money the user has.
+ * A reverted one is listed with its status (CONTRACT §6), so a transfer seen on an explorer that did
+ * not count can be matched.
  */
 const depositPage = async (db: Kysely<Database>, orgId: string, options: { userId?: string; limit: number; cursor?: string }) => {
   let query = db
     .selectFrom('deposits')
-    .select(['seq', 'chain_id', 'tx_hash', 'output_index', 'to_address', 'confirmations', 'confirmed', 'token_id', 'amount', 'account_chain_id', 'external_user_id', 'sender_address', 'created_at', 'updated_at'])
+    .select([
+      'seq',
+      'chain_id',
+      'tx_hash',
+      'token_id',
+      'amount',
+      'account_chain_id',
+      'external_user_id',
+      'sender_address',
+      'to_address',
+      'output_index',
+      'status',
+      'confirmations',
+      'created_at',
+      'updated_at',
+    ])
     .where('org_id', '=', orgId)
     .where('credit', '=', 'credit')
     .orderBy('seq', 'desc')

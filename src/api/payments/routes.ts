@@ -20,7 +20,7 @@ export const depositSchema = z
     txnHash: z.string(),
     outputIndex: z.number().int().openapi({ description: 'the output, log or event index within the transaction: with txnHash it names the deposit' }),
     toAddress: z.string().openapi({ description: 'the deposit address it was sent to' }),
-    status: z.enum(['detected', 'confirmed', 'reverted']).openapi({ description: 'detected (pending), confirmed (credited); a reverted deposit leaves the lists' }),
+    status: z.enum(['detected', 'confirmed', 'reverted']).openapi({ description: 'detected (pending), confirmed (credited), reverted (its block left the chain before confirmation: never credited, listed so it can be matched)' }),
     confirmations: z.number().int().openapi({ description: 'blocks on top of its own, as last recorded (its final count once confirmed)' }),
     tokenId: z.string().openapi({ example: 'eip155:1/slip44:60' }),
     amount: z.string().openapi({ description: 'base units', example: '1500000000000000000' }),
@@ -39,7 +39,7 @@ export const listPaymentsRoute = createRoute({
   method: 'get',
   path: '/payments',
   tags: ['Deposits'],
-  summary: 'The organization’s deposits (detected or confirmed, not reverted), newest first',
+  summary: 'The organization’s deposits (detected, confirmed or reverted: see status), newest first',
   security: callerSecurity,
   request: { query: z.object({ userId: z.string().optional().openapi({ description: `only this user’s deposits; ${userIdDescription}` }), ...pageQuery }) },
   responses: {

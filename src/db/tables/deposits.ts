@@ -1,5 +1,7 @@
 import type { ColumnType } from 'kysely';
 
+export type DepositStatus = 'detected' | 'confirmed' | 'reverted';
+
 /** Detected deposits that were not reverted (projection `deposits`). Amounts stay decimal strings. */
 export interface DepositsTable {
   chain_id: string;
@@ -22,6 +24,8 @@ export interface DepositsTable {
   credit: 'credit' | 'below_minimum' | 'unattributed';
   confirmations: number;
   confirmed: boolean;
+  /** CONTRACT §6: a reverted deposit keeps its row until the transfer is detected again */
+  status: DepositStatus;
   created_at: ColumnType<Date, Date, Date>;
   updated_at: ColumnType<Date, Date, Date>;
 }

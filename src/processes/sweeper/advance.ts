@@ -109,7 +109,7 @@ const spareNative = async (services: SweepServices, depositAddress: string): Pro
   const { rows } = await sql<{ reserved: string | null }>`
     select sum(d.amount) as reserved from deposits d
       left join sweeps s on s.chain_id = d.chain_id and s.tx_hash = d.tx_hash and s.output_index = d.output_index
-     where d.chain_id = ${chain.id} and d.token_id = ${nativeToken(chain.id).id} and d.credit = 'credit' and ${sameAddress}
+     where d.chain_id = ${chain.id} and d.token_id = ${nativeToken(chain.id).id} and d.credit = 'credit' and d.status <> 'reverted' and ${sameAddress}
        and (s.status is null or s.status <> 'Confirmed')
   `.execute(db);
   const spare = balance - BigInt(rows[0]?.reserved ?? 0);

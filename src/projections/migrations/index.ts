@@ -11,6 +11,7 @@ import * as chainWatchers from './20261122T1900-chain-watchers.js';
 import * as withdrawals from './20261122T2000-withdrawals.js';
 import * as auditStreams from './20261123T0900-audit-streams.js';
 import * as accountsSeqFromPosition from './20261123T1000-accounts-seq-from-position.js';
+import * as depositStatus from './20261125T0900-deposit-status.js';
 
 /** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
 export const readModelMigrations: MigrationSet = {
@@ -28,5 +29,6 @@ export const readModelMigrations: MigrationSet = {
     '20261122T2000-withdrawals': withdrawals,
     '20261123T0900-audit-streams': auditStreams,
     '20261123T1000-accounts-seq-from-position': accountsSeqFromPosition,
+    '20261125T0900-deposit-status': depositStatus,
   },
 };
