@@ -78,6 +78,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     db: infrastructure.db,
     listen: infrastructure.databaseTarget,
     encryptionKey: infrastructure.keyring.encryptionKey,
+    refuseInternalAddresses: config.isProduction,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
     logger,
   });

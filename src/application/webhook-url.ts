@@ -1,40 +1,10 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { DomainError } from '../errors.js';
-
-/** Addresses a webhook must never reach in production: loopback, private, link-local, and the like. */
-const internal = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  internal.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  internal.addSubnet(network, prefix, 'ipv6');
-}
+import { isInternalAddress } from '../security/internal-addresses.js';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_LENGTH = 2048;
-
-const isInternalAddress = (address: string): boolean => {
-  const mappedV4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mappedV4) return internal.check(mappedV4, 'ipv4');
-  return internal.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-};
 
 const invalid = (reason: string) => new DomainError('INVALID_WEBHOOK_URL', `webhookUrl must be an HTTPS URL: ${reason}`);
 

@@ -16,6 +16,8 @@ export interface WebhookDispatcherOptions {
   listen: PoolTarget;
   /** decrypts the organizations' signing secrets (keyring.encryptionKey) */
   encryptionKey: Buffer;
+  /** production: deliveries connect only to public addresses, checked at connect time */
+  refuseInternalAddresses?: boolean;
   /** delay before retry n is retryDelaysMs[n - 1]; a delivery gets retryDelaysMs.length + 1 attempts */
   retryDelaysMs: readonly number[];
   logger: Logger;
@@ -162,6 +164,7 @@ export class WebhookDispatcher {
       const outcome = await sendWebhook(claim, {
         encryptionKey: this.options.encryptionKey,
         timeoutMs: this.timeoutMs,
+        refuseInternalAddresses: this.options.refuseInternalAddresses ?? false,
         shutdown: this.shutdown.signal,
       });
       const recorded = await this.outcomes.add({ claim, outcome });

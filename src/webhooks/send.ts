@@ -1,5 +1,7 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import { isInternalAddress } from '../security/internal-addresses.js';
 import { decryptSecret, secretPurpose } from '../security/secret-box.js';
 import type { AttemptOutcome, ClaimedDelivery } from './claims.js';
 import { signWebhookBody } from './signature.js';
@@ -29,6 +31,8 @@ class SendTimeoutError extends Error {
 const describeFailure = (error: unknown, options: SendOptions): string => {
   if (options.shutdown?.aborted) return SHUT_DOWN_ERROR;
   if (error instanceof SendTimeoutError) return `timed out: no response within ${options.timeoutMs} ms`;
+  // a generic word for a refused address: the deliveries list must not tell a tenant what lives inside
+  if ((error as { code?: unknown }).code === 'EINTERNALADDRESS') return INTERNAL_ADDRESS_ERROR;
   // the network reason (ECONNREFUSED, ENOTFOUND, a TLS error…) is the error's code
   const { code, message } = error as { code?: unknown; message?: unknown };
   return `request failed: ${typeof code === 'string' ? code : typeof message === 'string' ? message : String(error)}`;
@@ -46,6 +50,32 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
 };
 
+/** the error of a connection refused because the host resolved to an internal address */
+export const INTERNAL_ADDRESS_ERROR = 'request failed: the webhook URL does not resolve to a public address';
+
+type Lookup = typeof dnsLookup;
+
+/**
+ * The address is checked when the connection is made, not only when the URL was set: a DNS answer
+ * that changed since (or DNS rebinding) cannot turn a delivery against the service's own network.
+ */
+const publicOnlyLookup =
+  (resolve: Lookup) =>
+  (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    (resolve as (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => void)(
+      hostname,
+      options,
+      (error, address, family) => {
+        if (error) return callback(error, address, family);
+        const addresses = Array.isArray(address) ? address.map((entry) => entry.address) : [address];
+        if (addresses.some(isInternalAddress)) {
+          return callback(Object.assign(new Error(INTERNAL_ADDRESS_ERROR), { code: 'EINTERNALADDRESS' }), address, family);
+        }
+        callback(null, address, family);
+      },
+    );
+  };
+
 /** POSTs `body` and answers the status once the response headers arrive (the body is drained, unread). */
 const post = (url: URL, headers: Record<string, string>, body: Buffer, options: SendOptions): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -57,6 +87,7 @@ const post = (url: URL, headers: Record<string, string>, body: Buffer, options: 
       method: 'POST',
       headers: { ...headers, 'content-length': String(body.length) },
       agent: agents[url.protocol],
+      ...(options.refuseInternalAddresses ? { lookup: publicOnlyLookup(options.resolve ?? dnsLookup) } : options.resolve ? { lookup: options.resolve } : {}),
     });
     const timer = setTimeout(() => request.destroy(new SendTimeoutError()), options.timeoutMs);
     const onShutdown = () => request.destroy(new Error(SHUT_DOWN_ERROR));
@@ -87,6 +118,10 @@ export interface SendOptions {
   timeoutMs: number;
   /** aborted when the dispatcher stops and its grace period is over */
   shutdown?: AbortSignal;
+  /** production: connect only to public addresses, checked at connect time */
+  refuseInternalAddresses?: boolean;
+  /** the resolver (tests give one whose answers change) */
+  resolve?: Lookup;
 }
 
 export const sendWebhook = async (claim: ClaimedDelivery, options: SendOptions): Promise<AttemptOutcome> => {

@@ -28,7 +28,7 @@ describe('webhook URL rules (CONTRACT §7)', () => {
 
   it('in production refuses hosts that resolve to loopback, private or link-local addresses', async () => {
     const resolvingTo = (addresses: string[]) => ({ isProduction: true, resolve: async () => addresses });
-    for (const addresses of [['127.0.0.1'], ['10.0.0.8'], ['172.20.1.1'], ['192.168.1.10'], ['169.254.169.254'], ['::1'], ['fd00::1'], ['fe80::1'], ['::ffff:127.0.0.1'], ['93.184.216.34', '10.0.0.1']]) {
+    for (const addresses of [['127.0.0.1'], ['10.0.0.8'], ['172.20.1.1'], ['192.168.1.10'], ['169.254.169.254'], ['::1'], ['fd00::1'], ['fe80::1'], ['::ffff:127.0.0.1'], ['::7f00:1'], ['::ffff:7f00:1'], ['64:ff9b::a00:1'], ['2002:a00:1::1'], ['100.64.0.1'], ['93.184.216.34', '10.0.0.1']]) {
       const message = await refusedWith('https://hooks.example.com/x', resolvingTo(addresses));
       expect(message).toContain('loopback, private or link-local');
     }
