@@ -8,7 +8,7 @@ export interface HistoryEntry {
   revision: number;
   type: string;
   data: Record<string, unknown>;
-  metadata: { actor: string; requestId: string | null; at: string };
+  metadata: { actor: string; credential: 'person' | 'api-key' | 'system' | null; username: string | null; requestId: string | null; at: string };
   /** the withdrawal after this event, as GET /withdrawals/:id answers it */
   state: ReturnType<typeof withdrawalDetail>;
 }
@@ -33,7 +33,13 @@ export const withdrawalHistory = async (store: EventStore, orgId: string | null,
       revision: Number(recorded.revision),
       type: recorded.type,
       data: recorded.data,
-      metadata: { actor: recorded.metadata.actor, requestId: recorded.metadata.requestId ?? null, at: recorded.metadata.at },
+      metadata: {
+        actor: recorded.metadata.actor,
+        credential: recorded.metadata.credential ?? null,
+        username: recorded.metadata.username ?? null,
+        requestId: recorded.metadata.requestId ?? null,
+        at: recorded.metadata.at,
+      },
       state: withdrawalDetail(state),
     };
   });

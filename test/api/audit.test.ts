@@ -105,6 +105,18 @@ describe('audit: withdrawal history and the hash-chained export', () => {
     expect(events.at(-1)!.state).toEqual(await ok('GET', `/withdrawals/${withdrawalId}`, acme.apiKey));
   });
 
+  it('the history says who and how, and leaves the signed bytes out (the export keeps them)', async () => {
+    const { body } = await service.request('GET', `/withdrawals/${withdrawalId}/history`, { apiKey: acme.apiKey });
+    const events = (body as { events: { type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[] }).events;
+    expect(events[0]!.metadata).toMatchObject({ credential: 'api-key', username: 'alice' });
+    const signed = events.find((event) => event.type === 'WithdrawalTransactionSigned');
+    expect(signed).toBeDefined();
+    expect(signed!.data).not.toHaveProperty('raw');
+    expect(signed!.data).toHaveProperty('txHash');
+    const exported = linesOf((await exportText(acme.apiKey, '?category=withdrawal')).text).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    expect(exported.find((line) => line.type === 'WithdrawalTransactionSigned')?.data).toHaveProperty('raw');
+  });
+
   it('answers 404 WITHDRAWAL_NOT_FOUND for another organization’s withdrawal and an unknown id', async () => {
     for (const [id, apiKey] of [[withdrawalId, globex.apiKey], ['no-such-withdrawal', acme.apiKey]] as const) {
       const response = await service.request('GET', `/withdrawals/${id}/history`, { apiKey });

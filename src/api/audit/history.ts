@@ -10,7 +10,13 @@ const historyEntrySchema = z
     revision: z.number().int().openapi({ description: 'the event’s revision in the withdrawal’s stream, from 0' }),
     type: z.string().openapi({ example: 'WithdrawalApproved' }),
     data: z.record(z.string(), z.unknown()),
-    metadata: z.object({ actor: z.string().openapi({ description: 'user id, `system`, or a component (`processor:eip155:1`)' }), requestId: z.string().nullable(), at: timestampSchema }),
+    metadata: z.object({
+      actor: z.string().openapi({ description: 'user id, `system`, or a component (`processor:eip155:1`)' }),
+      credential: z.enum(['person', 'api-key', 'system']).nullable().openapi({ description: 'how the actor proved who they are; null on events recorded before it was' }),
+      username: z.string().nullable().openapi({ description: 'the person’s login name (the key owner’s for an API key); null for the service' }),
+      requestId: z.string().nullable(),
+      at: timestampSchema,
+    }),
     state: withdrawalDetailSchema.openapi({ description: 'the withdrawal as it stood after this event' }),
   })
   .openapi('WithdrawalHistoryEntry');
@@ -29,8 +35,13 @@ export const withdrawalHistoryRoute = createRoute({
   },
 });
 
+/** The signed bytes of a transaction are of no use to a tenant before it is sent and none after: the API leaves them out (the audit export keeps every event whole). */
+const withoutRawBytes = ({ raw: _raw, ...data }: Record<string, unknown>) => data;
+
 export const withdrawalHistoryRoutes = ({ store }: { store: EventStore }) => {
-  const history: RouteHandler<typeof withdrawalHistoryRoute, AppEnv> = async (c) =>
-    c.json({ events: await withdrawalHistory(store, c.get('principal').orgId, c.req.valid('param').id) }, 200);
+  const history: RouteHandler<typeof withdrawalHistoryRoute, AppEnv> = async (c) => {
+    const events = await withdrawalHistory(store, c.get('principal').orgId, c.req.valid('param').id);
+    return c.json({ events: events.map((event) => ({ ...event, data: withoutRawBytes(event.data) })) }, 200);
+  };
   return createRouter().openapi(withdrawalHistoryRoute, history);
 };
