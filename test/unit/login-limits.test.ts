@@ -33,3 +33,21 @@ describe('LoginLimits: failures limited per username and address; elsewhere they
     expect(slept).toHaveLength(21);
   });
 });
+
+describe('LoginLimits: a bound on password checks at once', () => {
+  it('runs at most the bound at once; beyond it a check is refused at once, and the slot frees when one ends', async () => {
+    const limits = new LoginLimits(10, () => 0, async () => undefined, 2);
+    const releases: (() => void)[] = [];
+    const slow = () => new Promise<string>((resolve) => releases.push(() => resolve('checked')));
+    const first = limits.withPasswordCheck(slow);
+    const second = limits.withPasswordCheck(slow);
+    expect(await limits.withPasswordCheck(slow)).toBeNull();
+    releases[0]!();
+    expect(await first).toEqual({ done: 'checked' });
+    const third = limits.withPasswordCheck(slow);
+    releases[1]!();
+    releases[2]!();
+    expect(await second).toEqual({ done: 'checked' });
+    expect(await third).toEqual({ done: 'checked' });
+  });
+});

@@ -14,9 +14,10 @@ export const loginRoutes = (services: OrganizationServices, limits: LoginLimits)
     const verdict = await limits.admit(body.username, address);
     if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     try {
-      const { accessToken } = await login(services, body, { requestId: c.get('requestId') });
+      const checked = await limits.withPasswordCheck(() => login(services, body, { requestId: c.get('requestId') }));
+      if (!checked) throw rateLimited(1);
       limits.succeeded(body.username, address);
-      return c.json({ accessToken }, 200);
+      return c.json({ accessToken: checked.done.accessToken }, 200);
     } catch (error) {
       if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) limits.failed(body.username, address);
       throw error;

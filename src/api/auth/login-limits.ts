@@ -5,6 +5,13 @@ import { RateLimiter } from '../rate-limiter.js';
 /** the longest a login waits because its username failed elsewhere: enough to make guessing slow, never a lockout */
 export const MAX_LOGIN_SLOWDOWN_MS = 2_000;
 
+/**
+ * Password checks (scrypt, ~50 ms of CPU and 32 MiB each) running at once in this process: beyond
+ * it a login is 429 at once, so a flood of logins (any usernames, from anywhere) cannot take the
+ * CPU or the memory from everything else.
+ */
+export const MAX_CONCURRENT_PASSWORD_CHECKS = 8;
+
 /** The client's address as the socket gives it (Node's server); unknown when there is none (an in-process request). */
 export const clientAddressOf = (c: Context): string => {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } }; server?: { incoming?: { socket?: { remoteAddress?: string } } } } | undefined;
@@ -20,11 +27,13 @@ export const clientAddressOf = (c: Context): string => {
 export class LoginLimits {
   private readonly perAddress: RateLimiter;
   private readonly perUsername: RateLimiter;
+  private checking = 0;
 
   constructor(
     limitPerMinute: number,
     now: () => number,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    private readonly maxConcurrentChecks = MAX_CONCURRENT_PASSWORD_CHECKS,
   ) {
     this.perAddress = new RateLimiter(limitPerMinute, 60_000, now);
     this.perUsername = new RateLimiter(limitPerMinute, 60_000, now);
@@ -38,6 +47,17 @@ export class LoginLimits {
     // over the limit from everywhere: this address is not the guesser, so it waits a little instead
     if (!elsewhere.allowed) await this.sleep(Math.min(MAX_LOGIN_SLOWDOWN_MS, elsewhere.retryAfterSeconds * 100));
     return { allowed: true };
+  }
+
+  /** runs one password check within the service-wide bound, or refuses it (null) when the bound is reached */
+  async withPasswordCheck<T>(check: () => Promise<T>): Promise<{ done: T } | null> {
+    if (this.checking >= this.maxConcurrentChecks) return null;
+    this.checking++;
+    try {
+      return { done: await check() };
+    } finally {
+      this.checking--;
+    }
   }
 
   failed(username: string, address: string): void {
