@@ -194,7 +194,7 @@ describe('EVM gateway against anvil: deposits, confirmations, sweeps with a gas 
     await anvil.mine(CONFIRMATIONS * 2);
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // the watcher passes over the new blocks
     expect((await depositState(sent.hash, 0)).status).toBe('Reverted');
-    expect(await depositRow(sent.hash, 0)).toBeUndefined();
+    expect(await depositRow(sent.hash, 0)).toMatchObject({ status: 'reverted', confirmed: false }); // listed as reverted, never credited
     expect(await balanceOf(ETH)).toEqual(before);
     expect(await anvil.provider.getBalance(address)).toBe(0n);
   });
