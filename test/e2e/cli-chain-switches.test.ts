@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { runCli } from '../support/service-process.js';
+import { processEnvironment, runCli } from '../support/service-process.js';
 
 const USDT = 'eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7';
 
@@ -16,14 +13,7 @@ describe('CLI: chains and tokens enable/disable', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('cli');
-    const { host, user, password, database: name } = database.config;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-cli-'));
-    env = {
-      DATABASE_URL: `postgresql://${user}:${encodeURIComponent(String(password))}@localhost/${name}?host=${encodeURIComponent(String(host))}`,
-      DATA_DIR: dataDir,
-      LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'),
-      EVENTSTORE_URL: '',
-    };
+    env = await processEnvironment(database, 'cli');
     const bootstrap = await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env);
     orgId = (JSON.parse(bootstrap.stdout) as { organization: { id: string } }).organization.id;
   });

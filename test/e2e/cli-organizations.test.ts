@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { runCli } from '../support/service-process.js';
+import { processEnvironment, runCli } from '../support/service-process.js';
 
 const issuedUser = {
   id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -21,14 +18,7 @@ describe('CLI: bootstrap and user add', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('cli');
-    const { host, user, password, database: name } = database.config;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-cli-'));
-    env = {
-      DATABASE_URL: `postgresql://${user}:${encodeURIComponent(String(password))}@localhost/${name}?host=${encodeURIComponent(String(host))}`,
-      DATA_DIR: dataDir,
-      LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'),
-      EVENTSTORE_URL: '',
-    };
+    env = await processEnvironment(database, 'cli');
   });
   afterAll(async () => {
     await fs.rm(env.DATA_DIR!, { recursive: true, force: true });

@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { processEnvironment, runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { tableHash } from '../support/stream-totals-projection.js';
 
 /** `ledgergate projections rebuild` as an operator runs it: beside a serving server, which keeps answering. */
@@ -20,15 +17,7 @@ describe('CLI: projections rebuild beside a running server', () => {
   beforeAll(async () => {
     database = await createTestDatabase('cli_rebuild');
     db = createDatabase(database.pool);
-    const { host, user, password, database: name } = database.config;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-rebuild-'));
-    env = {
-      DATABASE_URL: `postgresql://${user}:${encodeURIComponent(String(password))}@localhost/${name}?host=${encodeURIComponent(String(host))}`,
-      DATA_DIR: dataDir,
-      LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'),
-      EVENTSTORE_URL: '',
-      DEVNET_BLOCK_TIME_MS: '3600000',
-    };
+    env = await processEnvironment(database, 'rebuild', { DEVNET_BLOCK_TIME_MS: '3600000' });
     const bootstrap = await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--user', 'bob', '--json'], env);
     apiKey = (JSON.parse(bootstrap.stdout) as { apiKey: string }).apiKey;
     service = await startServiceProcess(env);

@@ -1,10 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { runCli } from '../support/service-process.js';
+import { processEnvironment, runCli } from '../support/service-process.js';
 
 /** `ledgergate withdrawals resolve` as an operator runs it: its usage, and a clear refusal that changes nothing. */
 describe('CLI: withdrawals resolve', () => {
@@ -13,14 +11,7 @@ describe('CLI: withdrawals resolve', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('cli_resolve');
-    const { host, user, password, database: name } = database.config;
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-cli-'));
-    env = {
-      DATABASE_URL: `postgresql://${user}:${encodeURIComponent(String(password))}@localhost/${name}?host=${encodeURIComponent(String(host))}`,
-      DATA_DIR: dataDir,
-      LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'),
-      EVENTSTORE_URL: '',
-    };
+    env = await processEnvironment(database, 'cli');
   });
   afterAll(async () => {
     await fs.rm(env.DATA_DIR!, { recursive: true, force: true });

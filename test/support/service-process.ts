@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -45,3 +48,19 @@ export const runCli = (args: string[], env: Record<string, string>): Promise<{ c
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+
+/**
+ * The environment a CLI or `serve` process of a test runs with: the test database (over its unix
+ * socket), a fresh DATA_DIR, a master secret, the PostgreSQL event store.
+ */
+export const processEnvironment = async (database: { config: { host?: unknown; user?: unknown; password?: unknown; database?: unknown } }, prefix: string, extra: Record<string, string> = {}) => {
+  const { host, user, password, database: name } = database.config;
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `ledgergate-${prefix}-`));
+  return {
+    DATABASE_URL: `postgresql://${String(user)}:${encodeURIComponent(String(password))}@localhost/${String(name)}?host=${encodeURIComponent(String(host))}`,
+    DATA_DIR: dataDir,
+    LEDGERGATE_SECRET_KEY: randomBytes(32).toString('base64'),
+    EVENTSTORE_URL: '',
+    ...extra,
+  } as Record<string, string> & { DATA_DIR: string };
+};
