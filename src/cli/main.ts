@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command as Program, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import { createLogger, type Logger } from '../log.js';
@@ -8,74 +11,112 @@ import { rebuildCommand, statusCommand } from './projections.js';
 import { serveCommand } from './serve.js';
 import { withdrawalsResolveCommand } from './withdrawals.js';
 
-const usage = `ledgergate — multi-chain deposit and withdrawal service
+type Command = (config: Config, logger: Logger, args: string[]) => Promise<number>;
 
-Usage:
-  ledgergate serve                        run the service (API, projections, workers)
-  ledgergate bootstrap --org <name> --user <username> [--user …] [--min-signers <n>] [--webhook-url <url>] --json
-                                          create an organization, its users (signers) and an API key
-  ledgergate user add --org <orgId> --username <name> --json
-                                          add a user (a signer) to an organization
-  ledgergate chains enable|disable --org <orgId> --chain <chainId>
-                                          switch a chain on or off for an organization
-  ledgergate tokens enable|disable --org <orgId> --token <tokenId>
-                                          switch a token on or off for an organization
-  ledgergate migrate                      apply event-store and read-model migrations
-  ledgergate projections status           head position and each projection's checkpoint
-  ledgergate projections rebuild [name]   replay projections from position 0
-  ledgergate export --org <orgId> [--category withdrawal,deposit,account,ledger,organization] [--from <time>] [--to <time>]
-                    [--from-position <n>] [--to-position <n>] [--prev-hash <hex>] [--format ndjson|csv] [--out <file>]
-                                          the organization's events with a SHA-256 hash chain (as GET /audit/events)
-  ledgergate verify <file> [--prev-hash <hex>]
-                                          check an export's hash chain: OK <count> <lastHash>, or the first bad line
-  ledgergate history --withdrawal <id> [--org <orgId>] [--json]
-                                          a withdrawal's events, each with its state after it
-  ledgergate withdrawals resolve <id> --outcome completed|failed --reason <text> --operator <name>
-                                          settle a withdrawal stuck without an outcome; the chain is asked first
-
-Configuration comes from the environment (see README: PORT, HOST, DATA_DIR, DATABASE_URL, EVENTSTORE_URL, …).
-`;
-
-type Command = (config: Config, logger: Logger, positionals: string[]) => Promise<number>;
-
-const commands: Record<string, Command> = {
-  serve: (config, logger) => serveCommand(config, logger),
-  migrate: async (config, logger) => {
-    const infrastructure = await openInfrastructure(config, logger, 'cli');
-    await infrastructure.close();
-    process.stdout.write('migrations applied\n');
-    return 0;
+/** Every command: its words, what it does, how it is called (its own help), and what runs it. */
+const COMMANDS: readonly { name: string; summary: string; usage: string; run: Command }[] = [
+  { name: 'serve', summary: 'run the service (API, projections, workers)', usage: '', run: (config, logger) => serveCommand(config, logger) },
+  {
+    name: 'bootstrap',
+    summary: 'create an organization, its users (signers) and an API key',
+    usage: '--org <name> --user <username> [--user …] [--min-signers <n>] [--webhook-url <url>] --json',
+    run: bootstrapCommand,
   },
-  bootstrap: (config, logger, rest) => bootstrapCommand(config, logger, rest),
-  'user add': (config, logger, rest) => userAddCommand(config, logger, rest),
-  'chains enable': chainSwitchCommand(true),
-  'chains disable': chainSwitchCommand(false),
-  'tokens enable': tokenSwitchCommand(true),
-  'tokens disable': tokenSwitchCommand(false),
-  'projections status': (config, logger) => statusCommand(config, logger),
-  'projections rebuild': (config, logger, rest) => rebuildCommand(config, logger, rest[0]),
-  export: exportCommand,
-  verify: verifyCommand,
-  history: historyCommand,
-  'withdrawals resolve': withdrawalsResolveCommand,
+  { name: 'user add', summary: 'add a user (a signer) to an organization', usage: '--org <orgId> --username <name> --json', run: userAddCommand },
+  { name: 'chains enable', summary: 'switch a chain on for an organization', usage: '--org <orgId> --chain <chainId>', run: chainSwitchCommand(true) },
+  { name: 'chains disable', summary: 'switch a chain off for an organization', usage: '--org <orgId> --chain <chainId>', run: chainSwitchCommand(false) },
+  { name: 'tokens enable', summary: 'switch a token on for an organization', usage: '--org <orgId> --token <tokenId>', run: tokenSwitchCommand(true) },
+  { name: 'tokens disable', summary: 'switch a token off for an organization', usage: '--org <orgId> --token <tokenId>', run: tokenSwitchCommand(false) },
+  {
+    name: 'migrate',
+    summary: 'apply event-store and read-model migrations',
+    usage: '',
+    run: async (config, logger) => {
+      const infrastructure = await openInfrastructure(config, logger, 'cli');
+      await infrastructure.close();
+      process.stdout.write('migrations applied\n');
+      return 0;
+    },
+  },
+  { name: 'projections status', summary: "the head position and each projection's checkpoint", usage: '', run: (config, logger) => statusCommand(config, logger) },
+  { name: 'projections rebuild', summary: 'replay projections from position 0 while the service serves', usage: '[name]', run: (config, logger, args) => rebuildCommand(config, logger, args[0]) },
+  {
+    name: 'export',
+    summary: "the organization's events with a SHA-256 hash chain (as GET /audit/events)",
+    usage: '--org <orgId> [--category withdrawal,deposit,account,ledger,organization] [--from <time>] [--to <time>] [--from-position <n>] [--to-position <n>] [--prev-hash <hex>] [--format ndjson|csv] [--out <file>]',
+    run: exportCommand,
+  },
+  {
+    name: 'verify',
+    summary: "check an export's hash chain (and, with --head, that it ends exactly at a signed head)",
+    usage: '<file> [--prev-hash <hex>] [--head <head.json> [--public-key <audit-key.pem>]]',
+    run: verifyCommand,
+  },
+  { name: 'history', summary: "a withdrawal's events, each with its state after it", usage: '--withdrawal <id> [--org <orgId>] [--json]', run: historyCommand },
+  {
+    name: 'withdrawals resolve',
+    summary: 'settle a withdrawal stuck without an outcome; the chain is asked first',
+    usage: '<withdrawalId> --outcome completed|failed --reason <text> --operator <your name>',
+    run: withdrawalsResolveCommand,
+  },
+];
+
+const packageVersion = (): string => {
+  const file = fileURLToPath(new URL('../../package.json', import.meta.url));
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 };
 
+/**
+ * The command line on commander: `--help` and `<command> --help` print their help and exit 0,
+ * `--version` the package's version, an unknown command is named with a suggestion (exit 1). Each
+ * command's own options are parsed by the command (node:util parseArgs), so they pass through here.
+ */
 const main = async (argv: string[]): Promise<number> => {
-  const [first, second] = argv;
-  const command = commands[`${first} ${second}`] ? `${first} ${second}` : first;
-  const run = command ? commands[command] : undefined;
-  if (argv.includes('--help') || argv.includes('-h') || !run) {
-    process.stdout.write(usage);
-    return run || argv.length === 0 ? 0 : 2;
+  let exitCode = 0;
+  const program = new Program('ledgergate')
+    .description('multi-chain deposit and withdrawal service. Configuration comes from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, EVENTSTORE_URL, …): see docs/operations.md')
+    .version(packageVersion(), '-v, --version')
+    .enablePositionalOptions()
+    .showSuggestionAfterError(true)
+    .exitOverride();
+  const groups = new Map<string, Program>();
+  for (const { name, summary, usage, run } of COMMANDS) {
+    const [group, sub] = name.split(' ') as [string, string | undefined];
+    let parent = program;
+    if (sub) {
+      parent = groups.get(group) ?? program.command(group).description(`${group} commands`).exitOverride();
+      groups.set(group, parent);
+    }
+    parent
+      .command(sub ?? group)
+      .description(summary)
+      .usage(usage)
+      .argument('[args...]')
+      .passThroughOptions()
+      .allowUnknownOption()
+      .exitOverride()
+      .action(async (args: string[]) => {
+        exitCode = await runCommand(name, run, args);
+      });
   }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    throw error;
+  }
+  return exitCode;
+};
+
+const runCommand = async (name: string, run: Command, args: string[]): Promise<number> => {
   const config = loadConfig();
-  const isServe = command === 'serve';
   // the CLI logs only warnings, to stderr: its stdout is its answer (JSON, an export) and must stay
   // clean to pipe; the server logs every request on stdout (CONTRACT §1)
-  const logger = isServe
-    ? createLogger(config.LOG_LEVEL, { component: 'server' })
-    : createLogger(config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: 'cli' }, (line) => process.stderr.write(line + '\n'));
-  return run(config, logger, argv.slice(command === first ? 1 : 2));
+  const logger =
+    name === 'serve'
+      ? createLogger(config.LOG_LEVEL, { component: 'server' })
+      : createLogger(config.LOG_LEVEL !== 'info' ? config.LOG_LEVEL : 'warn', { component: 'cli' }, (line) => process.stderr.write(line + '\n'));
+  return run(config, logger, args);
 };
 
 main(process.argv.slice(2)).then(
