@@ -28,6 +28,7 @@ import { portfolioRoutes } from './portfolio/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import { LoginLimits } from './auth/login-limits.js';
 import { allowedMethods } from './allowed-methods.js';
+import { forClientGenerators } from './openapi-document.js';
 import { requestContext, type AppEnv } from './request-context.js';
 import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
@@ -102,7 +103,8 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  app.doc31('/openapi.json', OPENAPI_INFO);
+  let document: ReturnType<typeof app.getOpenAPI31Document> | null = null;
+  app.get('/openapi.json', (c) => c.json((document ??= forClientGenerators(app.getOpenAPI31Document(OPENAPI_INFO)))));
 
   // a known path asked with a method it does not have: 405 naming the ones it has (RFC 9110)
   const methodsOf = allowedMethods(app.routes);

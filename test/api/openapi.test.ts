@@ -53,6 +53,19 @@ describe('OpenAPI document and docs page', () => {
     });
   });
 
+  it('gives client generators what they need: servers, an operationId on every operation (unique), security [] where no credentials are asked', () => {
+    expect(document.servers).toEqual([{ url: '/', description: 'this service' }]);
+    const paths = document.paths as Record<string, Record<string, { operationId?: string; security?: unknown[] }>>;
+    const ids = Object.values(paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(paths['/withdrawals/{id}/approve']?.post?.operationId).toBe('postWithdrawalsIdApprove');
+    for (const [path, method] of [['/healthz', 'get'], ['/auth/login', 'post'], ['/audit/public-key', 'get']] as const) expect(paths[path]?.[method]?.security).toEqual([]);
+    const minSigners = (paths['/organisation/min-withdrawal-signers']?.patch as unknown as { requestBody: { content: { 'application/json': { schema: { properties: { minWithdrawalSigners: object } } } } } })
+      .requestBody.content['application/json'].schema.properties.minWithdrawalSigners;
+    expect(minSigners).toMatchObject({ type: 'integer', minimum: 1 });
+  });
+
   it('renders /docs from local assets, without credentials', async () => {
     const page = await service.app.request('/docs');
     expect(page.status).toBe(200);

@@ -68,7 +68,7 @@ export const setMinSignersRoute = createRoute({
   summary: 'How many signers must approve a withdrawal (1 to the number of users; 1 approves automatically)',
   security: callerSecurity,
   request: {
-    body: { required: true, content: { 'application/json': { schema: z.object({ minWithdrawalSigners: z.number().openapi({ example: 2 }) }).strict() } } },
+    body: { required: true, content: { 'application/json': { schema: z.object({ minWithdrawalSigners: z.number().openapi({ type: 'integer', minimum: 1, example: 2, description: 'an integer from 1 to the number of users (else INVALID_MIN_SIGNERS)' }) }).strict() } } },
   },
   responses: { ...ok('Set', empty), ...errorResponses(...authenticatedErrors, 400, 413, 422) },
 });
