@@ -1,5 +1,5 @@
 # ledgergate: the API, projections, webhook delivery, chain watchers and the withdrawal processor,
-# in one process. TypeScript runs through tsx (a runtime dependency), so there is no build step.
+# in one process. The TypeScript sources are compiled to dist/ by scripts/build.mjs (esbuild).
 FROM node:20-bookworm-slim
 
 WORKDIR /app
@@ -7,9 +7,12 @@ WORKDIR /app
 # Dependencies first, so a source change reuses this layer. Only `dependencies` are needed at
 # run time; dev tools (TypeScript, vitest, eslint, testcontainers) stay out of the image.
 COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY bin ./bin
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY . .
+RUN node scripts/build.mjs
 
 # DATA_DIR holds generated dev secrets (and the embedded PostgreSQL when DATABASE_URL is unset);
 # it must belong to the user the service runs as.

@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**', 'bench/**', 'src/cli/**', '.ci/**'],
+    files: ['bin/**', 'bench/**', 'scripts/**', 'src/cli/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
 );

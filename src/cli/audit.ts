@@ -1,12 +1,9 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { awaitAuditStreams, exportStream, type ExportFormat } from '../audit/export.js';
-import { compareWithHead, headSignedBy, type SignedAuditHead } from '../audit/head.js';
 import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../projections/stream-ownership.js';
-import { verifyExport } from '../audit/verify.js';
 import { withdrawalHistory } from '../audit/withdrawal-history.js';
 import type { Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
@@ -81,32 +78,6 @@ export const exportCommand = async (config: Config, logger: Logger, args: string
 };
 
 /** `ledgergate verify <file> [--prev-hash <hex>]`: exit 0 with `OK <count> <lastHash>`, 1 naming the first bad line. */
-export const verifyCommand = async (_config: Config, _logger: Logger, args: string[]): Promise<number> => {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'prev-hash': { type: 'string' }, head: { type: 'string' }, 'public-key': { type: 'string' } } });
-  const file = positionals[0];
-  if (!file) throw new Error('usage: ledgergate verify <file> [--prev-hash <hex>] [--head <head.json> [--public-key <audit-key.pem>]]');
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-  const result = await verifyExport(lines, { firstPrevHash: values['prev-hash'] });
-  if (!result.ok) {
-    process.stdout.write(`FAILED line ${result.line}: ${result.reason}\n`);
-    return 1;
-  }
-  if (values.head) {
-    const head = JSON.parse(await fs.promises.readFile(values.head, 'utf8')) as SignedAuditHead;
-    if (values['public-key'] && !headSignedBy(head, await fs.promises.readFile(values['public-key'], 'utf8'))) {
-      process.stdout.write('FAILED head: its signature is not the audit key’s\n');
-      return 1;
-    }
-    const ending = compareWithHead(result, head, result.format === 'csv' ? 1 : 0);
-    if (!ending.ok) {
-      process.stdout.write(`FAILED line ${ending.line}: ${ending.reason}\n`);
-      return 1;
-    }
-  }
-  process.stdout.write(`OK ${result.count} ${result.lastHash}\n`);
-  return 0;
-};
-
 const HISTORY_COLUMNS = ['REV', 'TYPE', 'AT', 'ACTOR', 'STATUS', 'APPROVERS', 'TXN HASH'] as const;
 
 /** `ledgergate history --withdrawal <id> [--org <orgId>] [--json]`: GET /withdrawals/:id/history for operators. */

@@ -2,62 +2,57 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command as Program, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
-import { openInfrastructure } from '../infrastructure.js';
 import { createLogger, type Logger } from '../log.js';
-import { exportCommand, historyCommand, verifyCommand } from './audit.js';
-import { chainSwitchCommand, tokenSwitchCommand } from './chain-switches.js';
-import { bootstrapCommand, userAddCommand } from './organizations.js';
-import { rebuildCommand, statusCommand } from './projections.js';
-import { serveCommand } from './serve.js';
-import { withdrawalsResolveCommand } from './withdrawals.js';
 
 type Command = (config: Config, logger: Logger, args: string[]) => Promise<number>;
 
-/** Every command: its words, what it does, how it is called (its own help), and what runs it. */
-const COMMANDS: readonly { name: string; summary: string; usage: string; run: Command }[] = [
-  { name: 'serve', summary: 'run the service (API, projections, workers)', usage: '', run: (config, logger) => serveCommand(config, logger) },
+/**
+ * Every command: its words, what it does, how it is called (its own help), and how to load what
+ * runs it. Loading is deferred to the command that runs: `--help`, `verify` or `bootstrap` never
+ * load the chain libraries `serve` needs, so a call starts in a fraction of a second.
+ */
+const COMMANDS: readonly { name: string; summary: string; usage: string; load: () => Promise<Command> }[] = [
+  { name: 'serve', summary: 'run the service (API, projections, workers)', usage: '', load: async () => (await import('./serve.js')).serveCommand },
   {
     name: 'bootstrap',
     summary: 'create an organization, its users (signers) and an API key',
     usage: '--org <name> --user <username> [--user …] [--min-signers <n>] [--webhook-url <url>] --json',
-    run: bootstrapCommand,
+    load: async () => (await import('./organizations.js')).bootstrapCommand,
   },
-  { name: 'user add', summary: 'add a user (a signer) to an organization', usage: '--org <orgId> --username <name> --json', run: userAddCommand },
-  { name: 'chains enable', summary: 'switch a chain on for an organization', usage: '--org <orgId> --chain <chainId>', run: chainSwitchCommand(true) },
-  { name: 'chains disable', summary: 'switch a chain off for an organization', usage: '--org <orgId> --chain <chainId>', run: chainSwitchCommand(false) },
-  { name: 'tokens enable', summary: 'switch a token on for an organization', usage: '--org <orgId> --token <tokenId>', run: tokenSwitchCommand(true) },
-  { name: 'tokens disable', summary: 'switch a token off for an organization', usage: '--org <orgId> --token <tokenId>', run: tokenSwitchCommand(false) },
+  { name: 'user add', summary: 'add a user (a signer) to an organization', usage: '--org <orgId> --username <name> --json', load: async () => (await import('./organizations.js')).userAddCommand },
+  { name: 'chains enable', summary: 'switch a chain on for an organization', usage: '--org <orgId> --chain <chainId>', load: async () => (await import('./chain-switches.js')).chainSwitchCommand(true) },
+  { name: 'chains disable', summary: 'switch a chain off for an organization', usage: '--org <orgId> --chain <chainId>', load: async () => (await import('./chain-switches.js')).chainSwitchCommand(false) },
+  { name: 'tokens enable', summary: 'switch a token on for an organization', usage: '--org <orgId> --token <tokenId>', load: async () => (await import('./chain-switches.js')).tokenSwitchCommand(true) },
+  { name: 'tokens disable', summary: 'switch a token off for an organization', usage: '--org <orgId> --token <tokenId>', load: async () => (await import('./chain-switches.js')).tokenSwitchCommand(false) },
+  { name: 'migrate', summary: 'apply event-store and read-model migrations', usage: '', load: async () => (await import('./migrate.js')).migrateCommand },
+  { name: 'projections status', summary: "the head position and each projection's checkpoint", usage: '', load: async () => (await import('./projections.js')).statusCommand },
   {
-    name: 'migrate',
-    summary: 'apply event-store and read-model migrations',
-    usage: '',
-    run: async (config, logger) => {
-      const infrastructure = await openInfrastructure(config, logger, 'cli');
-      await infrastructure.close();
-      process.stdout.write('migrations applied\n');
-      return 0;
+    name: 'projections rebuild',
+    summary: 'replay projections from position 0 while the service serves',
+    usage: '[name]',
+    load: async () => {
+      const { rebuildCommand } = await import('./projections.js');
+      return (config, logger, args) => rebuildCommand(config, logger, args[0]);
     },
   },
-  { name: 'projections status', summary: "the head position and each projection's checkpoint", usage: '', run: (config, logger) => statusCommand(config, logger) },
-  { name: 'projections rebuild', summary: 'replay projections from position 0 while the service serves', usage: '[name]', run: (config, logger, args) => rebuildCommand(config, logger, args[0]) },
   {
     name: 'export',
     summary: "the organization's events with a SHA-256 hash chain (as GET /audit/events)",
     usage: '--org <orgId> [--category withdrawal,deposit,account,ledger,organization] [--from <time>] [--to <time>] [--from-position <n>] [--to-position <n>] [--prev-hash <hex>] [--format ndjson|csv] [--out <file>]',
-    run: exportCommand,
+    load: async () => (await import('./audit.js')).exportCommand,
   },
   {
     name: 'verify',
     summary: "check an export's hash chain (and, with --head, that it ends exactly at a signed head)",
     usage: '<file> [--prev-hash <hex>] [--head <head.json> [--public-key <audit-key.pem>]]',
-    run: verifyCommand,
+    load: async () => (await import('./verify.js')).verifyCommand,
   },
-  { name: 'history', summary: "a withdrawal's events, each with its state after it", usage: '--withdrawal <id> [--org <orgId>] [--json]', run: historyCommand },
+  { name: 'history', summary: "a withdrawal's events, each with its state after it", usage: '--withdrawal <id> [--org <orgId>] [--json]', load: async () => (await import('./audit.js')).historyCommand },
   {
     name: 'withdrawals resolve',
     summary: 'settle a withdrawal stuck without an outcome; the chain is asked first',
     usage: '<withdrawalId> --outcome completed|failed --reason <text> --operator <your name>',
-    run: withdrawalsResolveCommand,
+    load: async () => (await import('./withdrawals.js')).withdrawalsResolveCommand,
   },
 ];
 
@@ -80,7 +75,7 @@ const main = async (argv: string[]): Promise<number> => {
     .showSuggestionAfterError(true)
     .exitOverride();
   const groups = new Map<string, Program>();
-  for (const { name, summary, usage, run } of COMMANDS) {
+  for (const { name, summary, usage, load } of COMMANDS) {
     const [group, sub] = name.split(' ') as [string, string | undefined];
     let parent = program;
     if (sub) {
@@ -96,7 +91,7 @@ const main = async (argv: string[]): Promise<number> => {
       .allowUnknownOption()
       .exitOverride()
       .action(async (args: string[]) => {
-        exitCode = await runCommand(name, run, args);
+        exitCode = await runCommand(name, await load(), args);
       });
   }
   try {

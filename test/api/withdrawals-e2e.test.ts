@@ -53,14 +53,15 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     await receiver.close();
   });
 
-  const request = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
-    const response = await service.request(method, url, { apiKey, ...(body === undefined ? {} : { body }) });
-    expect(response.status, `${method} ${url} ${JSON.stringify(body)} → ${JSON.stringify(response.body)}`).toBeLessThan(300);
-    return response.body as Record<string, unknown>;
+  /** the typed client (ledgergate/client): every call below is checked against the API document */
+  const api = () => service.client({ apiKey });
+  const ok = <T,>(result: { data?: T; error?: unknown; response: Response }, what: string): T => {
+    expect(result.response.status, `${what} → ${JSON.stringify(result.error)}`).toBeLessThan(300);
+    return result.data!;
   };
-  const mine = (chainId: string, count = findChain(chainId)!.properties.confirmations) => request('POST', '/devnet/blocks', { chainId, count });
-  const pay = (chainId: string, tokenId: string, toAddress: string, amount: bigint, destinationTag?: number) =>
-    request('POST', '/devnet/deposits', { chainId, tokenId, toAddress, amount: amount.toString(), ...(destinationTag === undefined ? {} : { destinationTag }) });
+  const mine = async (chainId: string, count = findChain(chainId)!.properties.confirmations) => ok(await api().POST('/devnet/blocks', { body: { chainId, count } }), `mine ${chainId}`);
+  const pay = async (chainId: string, tokenId: string, toAddress: string, amount: bigint, destinationTag?: number) =>
+    ok(await api().POST('/devnet/deposits', { body: { chainId, tokenId, toAddress, amount: amount.toString(), ...(destinationTag === undefined ? {} : { destinationTag }) } }), `pay ${toAddress}`);
   const webhooks = (): Webhook[] => {
     const byId = new Map<string, Webhook>();
     for (const received of receiver.received) {
@@ -70,24 +71,25 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     return [...byId.values()];
   };
   const available = async (tokenId: string) => {
-    const { balances } = (await request('GET', '/portfolio')) as unknown as { balances: { tokenId: string; available: string }[] };
+    const { balances } = ok(await api().GET('/portfolio'), 'portfolio');
     return BigInt(balances.find((entry) => entry.tokenId === tokenId)?.available ?? '0');
   };
   const waitForAvailable = (tokenId: string, expected: bigint) => waitUntil(async () => (await available(tokenId)) === expected, 30_000, `${tokenId} available ${expected}`);
   /** a user's deposit address, paid and confirmed, credited once the watcher has seen it */
   const deposit = async (chainId: string, tokenId: string, amount: bigint) => {
     const before = await available(tokenId);
-    const user = `user-${randomBytes(4).toString('hex')}`;
-    const { address } = (await request('GET', `/payments/deposit-address?${new URLSearchParams({ chainId, tokenId, userId: user })}`)) as { address: { properties: { address: string; destinationTag?: string } } };
-    const tag = address.properties.destinationTag === undefined ? undefined : Number(address.properties.destinationTag);
-    await pay(chainId, tokenId, address.properties.address, amount, tag);
+    const userId = `user-${randomBytes(4).toString('hex')}`;
+    const { address } = ok(await api().GET('/payments/deposit-address', { params: { query: { chainId, tokenId, userId } } }), 'deposit address');
+    const properties = address.properties as { address: string; destinationTag?: string };
+    const tag = properties.destinationTag === undefined ? undefined : Number(properties.destinationTag);
+    await pay(chainId, tokenId, properties.address, amount, tag);
     await mine(chainId);
     await waitForAvailable(tokenId, before + amount);
-    return address.properties.address;
+    return properties.address;
   };
   const withdraw = async (chainId: string, tokenId: string, amount: bigint, recipient: string, memo?: string) =>
-    ((await request('POST', '/withdrawals', { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) })) as { withdrawal: { id: string; status: string; fee: string | null } }).withdrawal;
-  const withdrawal = async (id: string) => (await request('GET', `/withdrawals/${id}`)) as { status: string; txnHash: string | null; txnError: string | null; fee: string | null };
+    ok(await api().POST('/withdrawals', { body: { chainId, tokenId, amount: amount.toString(), recipient, reference: `ref-${++references}`, ...(memo ? { memo } : {}) } }), 'withdraw').withdrawal;
+  const withdrawal = async (id: string) => ok(await api().GET('/withdrawals/{id}', { params: { path: { id } } }), `withdrawal ${id}`);
   const waitForStatus = async (id: string, status: string) => {
     await waitUntil(async () => (await withdrawal(id)).status === status, 30_000, `withdrawal ${id} ${status}`);
     return withdrawal(id);
@@ -107,9 +109,10 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     const processing = await waitForStatus(created.id, 'Processing');
     expect(processing.txnHash).toMatch(/^[0-9a-f]{64}$/);
     // broadcast: too late to cancel, and the refusal changes nothing
-    const cancel = await service.request('DELETE', `/withdrawals/${created.id}`, { apiKey });
-    expect(cancel).toMatchObject({ status: 409, body: { error: 'WITHDRAWAL_NOT_PENDING', statusCode: 409 } });
-    expect((await service.request('GET', `/withdrawals/${created.id}`, { apiKey })).body).toMatchObject({ status: 'Processing', txnError: null });
+    const cancel = await api().DELETE('/withdrawals/{id}', { params: { path: { id: created.id } } });
+    expect(cancel.response.status).toBe(409);
+    expect(cancel.error).toMatchObject({ error: 'WITHDRAWAL_NOT_PENDING', statusCode: 409 });
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Processing', txnError: null });
     await mine(BITCOIN);
     const completed = await waitForStatus(created.id, 'Completed');
     expect(completed.txnHash).toBe(processing.txnHash);
@@ -164,7 +167,7 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
   it.each(['broadcast_error', 'revert'] as const)('a devnet %s: Failed with txnError, withdrawal.failed, the hold released, the fee the chain took charged', async (fault) => {
     await deposit(BITCOIN, BTC, 100_000n);
     const before = await available(BTC);
-    await request('POST', '/devnet/faults', { chainId: BITCOIN, fault, count: 1 });
+    ok(await api().POST('/devnet/faults', { body: { chainId: BITCOIN, fault, count: 1 } }), 'fault');
     const created = await withdraw(BITCOIN, BTC, 60_000n, externalAddress(BITCOIN));
     // refused: made impossible by a cancellation (an input spent back to us), failed once that is at
     // depth; reverted: failed once the failure is at depth. Either way blocks must come.
@@ -178,7 +181,7 @@ describe('withdrawals end to end: POST /withdrawals → processor → devnet →
     expect(failed.txnError).toContain(fault === 'broadcast_error' ? 'rejected' : 'reverted');
     await expectWebhooks(created.id, ['withdrawal.created', 'withdrawal.processing', 'withdrawal.failed']);
     // the ledger follows the chain: what the chain took (the cancellation's or the reverted transaction's fee) is charged
-    const exported = (await (await service.app.request('/audit/events?category=withdrawal', { headers: { 'x-api-key': apiKey } })).text())
+    const exported = (await api().GET('/audit/events', { params: { query: { category: 'withdrawal' } }, parseAs: 'text' })).data!
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });

@@ -23,6 +23,8 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'domain', holds: ['domain'] },
   { name: 'catalog', holds: ['catalog'] },
   { name: 'leaves', holds: ['lib', 'log.ts', 'errors.ts'] },
+  // the typed HTTP client (ledgergate/client): stands alone, imports nothing of the service
+  { name: 'client', holds: ['client'] },
 ];
 
 const SRC = resolve(import.meta.dirname, '../../src');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createLedgergateClient } from 'ledgergate/client';
 import { bootstrapOrganization } from '../../src/application/organizations.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
 import { loadConfig } from '../../src/config/env.js';
@@ -49,6 +50,9 @@ export const startTestService = async (env: Record<string, string> = {}, options
 
   return {
     app: service.app,
+    /** the package's typed client (ledgergate/client) over this app: what an integrator would write */
+    client: (credentials: { apiKey?: string; accessToken?: () => string | undefined }) =>
+      createLedgergateClient({ baseUrl: 'http://ledgergate.test', ...credentials, fetch: async (request) => service.app.request(request) }),
     services: service.services,
     /** everything composeService made: devnet, gateways, organization wallets, workers */
     composed: service,
