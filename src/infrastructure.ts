@@ -86,5 +86,10 @@ export const connectInfrastructure = async (
 export const openInfrastructure = async (config: Config, logger: Logger, purpose: string): Promise<Infrastructure> => {
   if (config.DATABASE_URL) return connectInfrastructure({ connectionString: config.DATABASE_URL }, config, logger, purpose);
   const embedded: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+  if (embedded.created && purpose === 'cli') {
+    // an operator who runs a command without the server's DATA_DIR would otherwise write to a
+    // database nobody serves, and wonder why the server refuses the API key it printed
+    logger.warn(`created a new, empty database under ${config.dataDir}: a server started with another DATA_DIR or a DATABASE_URL does not see it`, { dataDir: config.dataDir });
+  }
   return connectInfrastructure(embedded.connection('ledgergate'), config, logger, purpose, () => embedded.stop());
 };

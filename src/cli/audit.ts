@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Readable, Writable } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { awaitAuditStreams, exportStream, type ExportFormat } from '../audit/export.js';
@@ -10,6 +10,7 @@ import { openInfrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';
 import { auditStreamsProjection } from '../projections/audit-streams.js';
 import { ProjectionRunner } from '../projections/runner.js';
+import { progressOnStderr } from './progress.js';
 
 const EXPORT_USAGE =
   'usage: ledgergate export --org <orgId> [--category withdrawal,deposit,…] [--from <ISO time>] [--to <ISO time>] [--from-position <n>] [--to-position <n>] [--prev-hash <hex>] [--format ndjson|csv] [--out <file>]';
@@ -70,7 +71,17 @@ export const exportCommand = async (config: Config, logger: Logger, args: string
     if (!(await runner.catchUp())) await awaitAuditStreams(infrastructure, 60_000);
     const body = Readable.fromWeb(exportStream(infrastructure, options, values.format as ExportFormat) as Parameters<typeof Readable.fromWeb>[0]);
     const sink = values.out ? fs.createWriteStream(values.out) : new Writable({ write: (chunk, _encoding, done) => (process.stdout.write(chunk) ? done() : process.stdout.once('drain', done)) });
-    await pipeline(body, sink);
+    const progress = progressOnStderr('export');
+    let lines = 0;
+    const counted = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++;
+        progress.update(() => `${lines} lines written`);
+        done(null, chunk);
+      },
+    });
+    await pipeline(body, counted, sink);
+    progress.done(`done, ${lines} lines${values.out ? ` in ${values.out}` : ''}`);
     return 0;
   } finally {
     await infrastructure.close();

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { readCheckpoint, rebuildProjection } from '../projections/checkpoint.js';
 import { inParallel } from '../lib/in-parallel.js';
 import { allProjections } from '../projections/registry.js';
+import { progressOnStderr } from './progress.js';
 import type { Projection } from '../projections/projection.js';
 
 const selectProjections = (name: string | undefined): Projection[] => {
@@ -28,12 +29,19 @@ export const rebuildCommand = async (config: Config, logger: Logger, name: strin
   try {
     const started = Date.now();
     const projections = selectProjections(name);
+    const head = await infrastructure.store.headPosition();
+    const reached = new Map<string, number>();
+    const progress = progressOnStderr('rebuild');
     // each rebuild holds a connection for its transaction and borrows another to read events: at
     // most half the pool rebuilds at once, so the reads always find a connection
     await inParallel(projections, Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)), async (projection) => {
-      const position = await rebuildProjection(infrastructure.db, infrastructure.store, projection);
+      const position = await rebuildProjection(infrastructure.db, infrastructure.store, projection, (at, events) => {
+        reached.set(projection.name, events);
+        progress.update(() => `${[...reached.values()].reduce((sum, count) => sum + count, 0)} events applied; ${projection.name} at position ${at} of ${head}`);
+      });
       process.stdout.write(`${projection.name}: rebuilt up to position ${position} in ${Date.now() - started} ms\n`);
     });
+    progress.done(`done, ${[...reached.values()].reduce((sum, count) => sum + count, 0)} events applied`);
     process.stdout.write(`${projections.length} projection(s) rebuilt in ${Date.now() - started} ms\n`);
     return 0;
   } finally {

@@ -21,6 +21,8 @@ export interface EmbeddedPostgres {
   connection(database: string): pg.ClientConfig;
   /** true when this process started the server (false when it adopted a running one) */
   readonly startedHere: boolean;
+  /** true when nothing was stored under DATA_DIR before: this start made a new, empty database */
+  readonly created: boolean;
   /** stops the server unless another ledgergate process is still connected to it */
   stop(): Promise<'stopped' | 'left-running'>;
 }
@@ -194,14 +196,15 @@ export const startEmbeddedPostgres = async (options: EmbeddedPostgresOptions): P
   const clusterDir = await clusterLocation(dataDir, ids);
   const password = await readOrCreatePassword(dataDir);
 
-  const { status, startedHere } = await withFileLock(path.join(dataDir, 'postgres.lock'), async () => {
+  const { status, startedHere, created } = await withFileLock(path.join(dataDir, 'postgres.lock'), async () => {
     const running = await readPostmasterPid(clusterDir);
     if (running && isAlive(running.pid)) {
       logger.info('embedded postgres: adopting the running server', { clusterDir, pid: running.pid });
       const ready = await waitUntilReady(clusterDir, () => isAlive(running.pid), options.startTimeoutMs ?? 60_000);
-      return { status: ready, startedHere: false };
+      return { status: ready, startedHere: false, created: false };
     }
-    if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    const created = !existsSync(path.join(clusterDir, 'PG_VERSION'));
+    if (created) {
       logger.info('embedded postgres: initialising a new cluster', { clusterDir });
       await fs.rm(clusterDir, { recursive: true, force: true });
       await initialiseCluster({ clusterDir, password, onLog: (line) => logger.debug('initdb', { line }) });
@@ -209,7 +212,7 @@ export const startEmbeddedPostgres = async (options: EmbeddedPostgresOptions): P
     const socketDir = await socketLocation(clusterDir, ids);
     const started = await startServer(clusterDir, socketDir, options, ids);
     logger.info('embedded postgres: started', { clusterDir, pid: started.pid });
-    return { status: started, startedHere: true };
+    return { status: started, startedHere: true, created };
   });
 
   const connection = (database: string): pg.ClientConfig => ({
@@ -224,6 +227,7 @@ export const startEmbeddedPostgres = async (options: EmbeddedPostgresOptions): P
   return {
     connection,
     startedHere,
+    created,
     stop: async () => {
       if (!isAlive(status.pid)) return 'stopped';
       const others = await otherLedgergateSessions(connection('postgres')).catch(() => 0);

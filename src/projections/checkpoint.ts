@@ -71,17 +71,26 @@ const REBUILD_BATCH = 1000;
  * continues from it. Webhook rows are deduplicated by source event, so nothing is sent again.
  * Answers the position the rebuilt tables stand at.
  */
-export const rebuildProjection = async (db: Kysely<Database>, store: Pick<EventStore, 'readAll'>, projection: Projection): Promise<bigint> => {
+export const rebuildProjection = async (
+  db: Kysely<Database>,
+  store: Pick<EventStore, 'readAll'>,
+  projection: Projection,
+  /** after each batch: the position reached and the events applied so far (a CLI shows it) */
+  onProgress: (position: bigint, events: number) => void = () => undefined,
+): Promise<bigint> => {
   await readCheckpoint(db, projection.name);
   return db.transaction().execute(async (trx) => {
     await lockCheckpoint(trx, projection.name);
     for (const table of projection.tables) await sql`delete from ${sql.table(table)}`.execute(trx);
     let position = 0n;
+    let events = 0;
     for (;;) {
       const batch = await store.readAll({ afterPosition: position, maxCount: REBUILD_BATCH, filter: projection.filter });
       await applyEvents(trx, projection, batch);
       const last = batch[batch.length - 1];
       if (last) position = last.position;
+      events += batch.length;
+      onProgress(position, events);
       if (batch.length < REBUILD_BATCH) break;
     }
     await trx
