@@ -11,6 +11,8 @@ import { createPostgresEventStore } from './eventstore/postgres/postgres-event-s
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import { readModelMigrations } from './projections/migrations/index.js';
+import { devnetMigrations } from './chains/devnet/migrations/index.js';
+import { chainWatcherMigrations } from './processes/deposit-watcher/migrations/index.js';
 import { loadKeyring, type Keyring } from './security/keyring.js';
 
 /** The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place. */
@@ -26,6 +28,19 @@ export interface Infrastructure {
   health(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
+
+/**
+ * The service's own tables, each owner's set in turn (the event store's is migrated with the store).
+ * The sets that moved out of the read models' go first: their bookkeeping rows must leave its table
+ * before its migrator checks that every migration it recorded is still in the set.
+ */
+export const SERVICE_MIGRATION_SETS = [devnetMigrations, chainWatcherMigrations, readModelMigrations] as const;
+
+export const migrateServiceTables = async (pool: pg.Pool): Promise<string[]> => {
+  const applied: string[] = [];
+  for (const set of SERVICE_MIGRATION_SETS) applied.push(...(await migrateToLatest(pool, set)));
+  return applied;
+};
 
 const openEventStore = async (config: Config, pool: pg.Pool, target: PoolTarget, logger: Logger) => {
   if (config.EVENTSTORE_URL) {
@@ -49,7 +64,7 @@ export const connectInfrastructure = async (
     const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, auditKey: config.LEDGERGATE_AUDIT_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
     const mnemonic = await loadSignerMnemonic({ mnemonic: config.LEDGERGATE_SIGNER_MNEMONIC, dataDir: config.dataDir, isProduction: config.isProduction });
     const { store, kind } = await openEventStore(config, pool, target, logger);
-    const applied = await migrateToLatest(pool, readModelMigrations);
+    const applied = await migrateServiceTables(pool);
     if (applied.length > 0) logger.info('read models migrated', { applied });
     return {
       databaseTarget: target,

@@ -24,7 +24,7 @@ const COMMANDS: readonly { name: string; summary: string; usage: string; load: (
   { name: 'chains disable', summary: 'switch a chain off for an organization', usage: '--org <orgId> --chain <chainId>', load: async () => (await import('./chain-switches.js')).chainSwitchCommand(false) },
   { name: 'tokens enable', summary: 'switch a token on for an organization', usage: '--org <orgId> --token <tokenId>', load: async () => (await import('./chain-switches.js')).tokenSwitchCommand(true) },
   { name: 'tokens disable', summary: 'switch a token off for an organization', usage: '--org <orgId> --token <tokenId>', load: async () => (await import('./chain-switches.js')).tokenSwitchCommand(false) },
-  { name: 'migrate', summary: 'apply event-store and read-model migrations', usage: '', load: async () => (await import('./migrate.js')).migrateCommand },
+  { name: 'migrate', summary: 'apply the migrations of the event store, the devnet, the watchers and the read models', usage: '', load: async () => (await import('./migrate.js')).migrateCommand },
   { name: 'projections status', summary: "the head position and each projection's checkpoint", usage: '', load: async () => (await import('./projections.js')).statusCommand },
   {
     name: 'projections rebuild',

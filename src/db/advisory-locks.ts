@@ -19,6 +19,8 @@ export const ADVISORY_LOCK_NAMESPACES = {
   withdrawalProcessors: 74_721,
   /** one signer at a time per sending wallet (a gas wallet serves sweeps and withdrawals alike) */
   sendingWallets: 74_722,
+  /** moving migrations' bookkeeping rows from one set's table to another's (src/db/migrate.ts) */
+  migrationMoves: 74_723,
 } as const;
 
 /**

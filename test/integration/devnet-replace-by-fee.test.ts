@@ -12,9 +12,8 @@ import { addressCodecs } from '../../src/chains/families.js';
 import { BroadcastRejectedError } from '../../src/chains/gateway.js';
 import { findChain } from '../../src/catalog/registry.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateServiceTables } from '../../src/infrastructure.js';
 import { createLogger } from '../../src/log.js';
-import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const BITCOIN = findChain('bip122:000000000019d6689c085ae165831e93')!;
@@ -40,7 +39,7 @@ describe('devnet: Bitcoin replace-by-fee', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('devnet_rbf');
-    await migrateToLatest(database.pool, readModelMigrations);
+    await migrateServiceTables(database.pool);
     db = createDatabase(database.pool);
     devnet = createDevnet({ db, clock, blockTimeMs: 3_600_000, logger: createLogger('silent') });
   });

@@ -12,10 +12,9 @@ import { BroadcastRejectedError } from '../../src/chains/gateway.js';
 import { findChain } from '../../src/catalog/registry.js';
 import { signXrpPayment } from '../../src/chains/xrp/transactions.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateServiceTables } from '../../src/infrastructure.js';
 import { createPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/log.js';
-import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const ETHEREUM = findChain('eip155:1')!;
@@ -62,7 +61,7 @@ describe('devnet', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('devnet');
-    await migrateToLatest(database.pool, readModelMigrations);
+    await migrateServiceTables(database.pool);
     db = createDatabase(database.pool);
     devnet = open(db);
   });

@@ -4,16 +4,18 @@ import * as organizations from './20261122T1000-organizations.js';
 import * as webhooks from './20261122T1010-webhooks.js';
 import * as accounts from './20261122T1100-accounts.js';
 import * as organizationSwitches from './20261122T1130-organization-switches.js';
-import * as devnet from './20261122T1300-devnet.js';
 import * as depositsAndBalances from './20261122T1410-deposits-and-balances.js';
 import * as sweeps from './20261122T1600-sweeps.js';
-import * as chainWatchers from './20261122T1900-chain-watchers.js';
 import * as withdrawals from './20261122T2000-withdrawals.js';
 import * as auditStreams from './20261123T0900-audit-streams.js';
 import * as accountsSeqFromPosition from './20261123T1000-accounts-seq-from-position.js';
 import * as depositStatus from './20261125T0900-deposit-status.js';
 
-/** Read-model tables, in schema `public`. Frozen once landed: add, never edit. */
+/**
+ * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
+ * and the deposit watchers' have sets of their own (src/chains/devnet/migrations,
+ * src/processes/deposit-watcher/migrations); they were in this set until 2026-11-25.
+ */
 export const readModelMigrations: MigrationSet = {
   schema: 'public',
   migrations: {
@@ -22,10 +24,8 @@ export const readModelMigrations: MigrationSet = {
     '20261122T1010-webhooks': webhooks,
     '20261122T1100-accounts': accounts,
     '20261122T1130-organization-switches': organizationSwitches,
-    '20261122T1300-devnet': devnet,
     '20261122T1410-deposits-and-balances': depositsAndBalances,
     '20261122T1600-sweeps': sweeps,
-    '20261122T1900-chain-watchers': chainWatchers,
     '20261122T2000-withdrawals': withdrawals,
     '20261123T0900-audit-streams': auditStreams,
     '20261123T1000-accounts-seq-from-position': accountsSeqFromPosition,
