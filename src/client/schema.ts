@@ -633,7 +633,7 @@ export interface components {
             /** @description attempts made in the current schedule (a redelivery starts again at 0) */
             attempts: number;
             /**
-             * @description while pending: when the next attempt is due
+             * @description while pending: when the next attempt is due; null while it waits for the organization to set a webhook URL
              * @example 2026-11-22T10:00:00.000Z
              */
             nextAttemptAt: string | null;

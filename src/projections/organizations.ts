@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { OrganizationEvent } from '../domain/organization/events.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
+import { releaseWaitingDeliveries } from '../webhooks/outbox.js';
 import type { Projection } from './projection.js';
 
 export const ORGANIZATIONS_PROJECTION = 'organizations';
@@ -64,6 +65,8 @@ const apply = async (trx: Transaction<Database>, event: OrganizationEvent) => {
         .set({ webhook_url: event.data.webhookUrl, updated_at: new Date(event.data.setAt) })
         .where('id', '=', event.data.orgId)
         .execute();
+      // CONTRACT §7: what waited for a URL is sent now
+      await releaseWaitingDeliveries(trx, event.data.orgId);
       return;
     case 'WebhookSigningSecretRotated':
       await trx

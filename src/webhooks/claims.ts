@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { WAITING_FOR_URL } from './outbox.js';
 
 /**
  * The dispatcher's side of the outbox, in SQL. Time is always the database's `now()`, so several
@@ -125,7 +126,7 @@ export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | nul
   const { rows } = await sql<{ ms: number | null }>`
     select (extract(epoch from (min(next_attempt_at) - now())) * 1000)::float8 as ms
     from webhook_deliveries
-    where status = 'pending'
+    where status = 'pending' and next_attempt_at <> ${WAITING_FOR_URL}::timestamptz
   `.execute(db);
   return rows[0]?.ms ?? null;
 };

@@ -1,13 +1,16 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus } from '../db/tables/webhook-deliveries.js';
-import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
+import { WAITING_FOR_URL, WEBHOOK_DUE_CHANNEL, waitsForUrl } from './outbox.js';
 
 /** Reading and re-sending an organization's deliveries; every query is scoped by `orgId`. */
 
 /** a page, newest first (by insertion order); `beforeSeq` is the `seq` of the previous page's last row */
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** a delivery waiting for a webhook URL is due at no time: no `next_attempt_at` to show */
+const shownSchedule = (row: DeliveryRow): DeliveryRow => (waitsForUrl(row.next_attempt_at) ? { ...row, next_attempt_at: null } : row);
 
 export const listDeliveries = async (
   db: Kysely<Database>,
@@ -21,7 +24,7 @@ export const listDeliveries = async (
     .limit(query.limit + 1);
   if (query.status) select = select.where('status', '=', query.status);
   if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq);
-  const rows = await select.execute();
+  const rows = (await select.execute()).map(shownSchedule);
   return { rows: rows.slice(0, query.limit), more: rows.length > query.limit };
 };
 
@@ -54,7 +57,8 @@ export const redeliver = async (db: Kysely<Database>, orgId: string, id: string)
       .set({
         status: 'pending',
         attempts: 0,
-        next_attempt_at: sql<Date>`now()`,
+        // due now, or waiting again while the organization has no URL (CONTRACT §7)
+        next_attempt_at: sql<Date>`case when exists (select 1 from organizations where id = ${orgId} and webhook_url is not null) then now() else ${WAITING_FOR_URL}::timestamptz end`,
         claim_token: null,
         last_status_code: null,
         last_error: null,
@@ -65,5 +69,5 @@ export const redeliver = async (db: Kysely<Database>, orgId: string, id: string)
       .returningAll()
       .executeTakeFirstOrThrow();
     await sql`select pg_notify(${WEBHOOK_DUE_CHANNEL}, '')`.execute(trx);
-    return row;
+    return shownSchedule(row);
   });

@@ -49,10 +49,10 @@ const failureWaitMs = (failures: number) => Math.min(30_000, 100 * 2 ** Math.min
  * it is sent, so no attempt is sent twice, and one whose process dies mid-send is taken up again
  * when its lease expires (it counts as made).
  *
- * An organization without a webhook URL at send time: the attempt fails with `no webhook URL
- * configured` and the normal schedule goes on, so a URL set within the schedule (about 77 minutes
- * with the default delays) still receives the event, while an organization that never sets one
- * does not accumulate pending work forever; a failed delivery can still be redelivered.
+ * An organization without a webhook URL: its deliveries wait unattempted (outbox.ts,
+ * WAITING_FOR_URL) and are never claimed until a URL is set. A delivery that was due before the
+ * URL went missing (enqueued before deliveries waited) fails its attempt with `no webhook URL
+ * configured` and follows the normal schedule.
  */
 export class WebhookDispatcher {
   private readonly timeoutMs: number;

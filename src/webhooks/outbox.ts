@@ -6,6 +6,16 @@ import type { WebhookEventType } from './event-types.js';
 /** Notified (at commit) whenever a delivery becomes due now: dispatchers wake at once. */
 export const WEBHOOK_DUE_CHANNEL = 'webhook_due';
 
+/**
+ * CONTRACT §7: while an organization has no webhook URL its deliveries wait, pending and
+ * unattempted, with this as their `next_attempt_at` (never due, so no dispatcher scans or attempts
+ * them); setting a URL makes them due at once (releaseWaitingDeliveries).
+ */
+export const WAITING_FOR_URL = 'infinity';
+
+/** `next_attempt_at` of a pending delivery that waits for its organization's webhook URL */
+export const waitsForUrl = (nextAttemptAt: Date | number | null): boolean => nextAttemptAt !== null && !(nextAttemptAt instanceof Date && Number.isFinite(nextAttemptAt.getTime()));
+
 /** The largest body the outbox accepts (also a check constraint): far above any event payload. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
 const MAX_DEDUPE_KEY_LENGTH = 512;
@@ -48,8 +58,11 @@ const checkedBody = (webhook: WebhookToEnqueue): string => {
  * only if the read-model change and the checkpoint committed. A dedupe key already present is a
  * no-op (a replay or rebuild re-reads old events), so this answers how many were added.
  *
- * An organization without a webhook URL still gets the delivery: the URL is read at send time,
- * so one configured soon after still receives it (see dispatcher.ts).
+ * An organization without a webhook URL gets its deliveries too, waiting (WAITING_FOR_URL) until
+ * one is set. Its row is read `for share`: a URL being set meanwhile (releaseWaitingDeliveries,
+ * which updates that row) either commits first, and the delivery is due at once, or waits for this
+ * transaction, and then releases what it wrote. The rows are locked in one order (by id), so two
+ * batches never wait on each other in a circle.
  */
 export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<number> => {
   const bodies = webhooks.map(checkedBody);
@@ -59,13 +72,21 @@ export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: read
     // one round trip per chunk: the rows as arrays (a constant number of parameters), inserted in
     // their order, and one notification if any row was new (delivered to listeners at commit)
     const { rows } = await sql<{ added: string }>`
-      with inserted as (
+      with urls as (
+        select id, webhook_url is not null as has_url
+        from organizations
+        where id = any(${[...new Set(chunk.map((webhook) => webhook.orgId))]}::text[])
+        order by id
+        for share
+      ), inserted as (
         insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-        select id, org_id, event_type, dedupe_key, body, event_timestamp, now()
+        select row.id, row.org_id, row.event_type, row.dedupe_key, row.body, row.event_timestamp,
+               case when urls.has_url then now() else ${WAITING_FOR_URL}::timestamptz end
         from unnest(${chunk.map(() => randomUUID())}::uuid[], ${chunk.map((webhook) => webhook.orgId)}::text[],
                     ${chunk.map((webhook) => webhook.type)}::text[], ${chunk.map((webhook) => webhook.dedupeKey)}::text[],
                     ${bodies.slice(start, start + ENQUEUE_CHUNK)}::text[], ${chunk.map((webhook) => webhook.timestamp)}::timestamptz[])
              with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
+        left join urls on urls.id = row.org_id
         order by ordinal
         on conflict (dedupe_key) do nothing
         returning 1
@@ -75,6 +96,24 @@ export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: read
     added += Number(rows[0]?.added ?? 0);
   }
   return added;
+};
+
+/**
+ * The organization's webhook URL was set: its waiting deliveries become due now, in their order,
+ * and the dispatchers wake. Call it in the transaction that writes the URL to its row (the
+ * organizations projection), after that write.
+ */
+export const releaseWaitingDeliveries = async (trx: Transaction<Database>, orgId: string): Promise<number> => {
+  const { rows } = await sql<{ released: string }>`
+    with released as (
+      update webhook_deliveries
+      set next_attempt_at = now(), updated_at = now()
+      where org_id = ${orgId} and status = 'pending' and next_attempt_at = ${WAITING_FOR_URL}::timestamptz
+      returning 1
+    )
+    select (select count(*) from released) as released, (select pg_notify(${WEBHOOK_DUE_CHANNEL}, '') from released limit 1) as notified
+  `.execute(trx);
+  return Number(rows[0]?.released ?? 0);
 };
 
 /** One delivery (see enqueueWebhooks); answers whether it was added. */

@@ -15,7 +15,7 @@ import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { claimDueDeliveries, INTERRUPTED_ERROR } from '../../src/webhooks/claims.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { enqueueWebhook, MAX_WEBHOOK_BODY_BYTES, webhookDedupeKey } from '../../src/webhooks/outbox.js';
-import { NO_WEBHOOK_URL_ERROR, SHUT_DOWN_ERROR } from '../../src/webhooks/send.js';
+import { SHUT_DOWN_ERROR } from '../../src/webhooks/send.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { enqueueTestWebhooks, insertOrganization, setSigningSecret, setWebhookUrl, testEncryptionKey } from '../support/webhook-fixtures.js';
 import { startWebhookReceiver, waitUntil, type ReceiverScript, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -294,30 +294,52 @@ describe('webhooks', () => {
       expect(await delivery(id!)).toMatchObject({ attempts: 1, last_status_code: 302, last_error: 'HTTP 302 (redirects are not followed)' });
     });
 
-    it('fails attempts while the organization has no webhook URL, and delivers once one is set within the schedule', async () => {
+    it('CONTRACT §7: waits, pending and unattempted, while the organization has no webhook URL; sent at once when one is set', async () => {
       const target = await receiver();
       const { orgId } = await insertOrganization(db, { webhookUrl: null });
-      const [id] = await enqueueTestWebhooks(db, orgId);
-      startDispatcher({ retryDelaysMs: [400, 400] });
-      await waitUntil(async () => (await delivery(id!)).last_error === NO_WEBHOOK_URL_ERROR, 10_000, 'the first attempt');
-      expect(await delivery(id!)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
-      await setWebhookUrl(db, orgId, target.url);
-      await waitForStatus(id!, 'delivered');
+      const [waiting] = await enqueueTestWebhooks(db, orgId);
+      // another organization's delivery, sent meanwhile: the dispatcher has claimed what was due
+      const other = await insertOrganization(db, { webhookUrl: target.url });
+      const [sent] = await enqueueTestWebhooks(db, other.orgId);
+      startDispatcher({ retryDelaysMs: [10, 10] });
+      await waitForStatus(sent!, 'delivered');
+      expect(await delivery(waiting!)).toMatchObject({ status: 'pending', attempts: 0, last_error: null, claim_token: null });
+      expect(await attemptsOf(waiting!)).toEqual([]);
 
-      expect(target.received).toHaveLength(1);
-      expect(target.received[0]!.headers['x-webhook-id']).toBe(id);
-      expect((await attemptsOf(id!)).map((attempt) => [attempt.attempt, attempt.error])).toEqual([
-        [1, NO_WEBHOOK_URL_ERROR],
-        [2, null],
-      ]);
+      await setWebhookUrl(db, orgId, target.url);
+      await waitForStatus(waiting!, 'delivered');
+      expect(idsReceived(target)).toEqual([sent, waiting]);
+      expect((await attemptsOf(waiting!)).map((attempt) => [attempt.attempt, attempt.status_code, attempt.error])).toEqual([[1, 200, null]]);
     });
 
-    it('fails a delivery whose organization never sets a URL after the normal schedule', async () => {
+    it('a delivery enqueued while its organization’s URL is being set is never left waiting (the row is read for share)', async () => {
+      const target = await receiver();
+      const { orgId } = await insertOrganization(db, { webhookUrl: null });
+      let enqueued!: () => void;
+      const enqueuedSignal = new Promise<void>((resolve) => (enqueued = resolve));
+      let commit!: () => void;
+      const committing = new Promise<void>((resolve) => (commit = resolve));
+      // a projection batch that enqueues, then commits only after the URL is being set
+      const batch = db.transaction().execute(async (trx) => {
+        await enqueueWebhook(trx, { orgId, type: 'account.created', payload: {}, timestamp: new Date(), dedupeKey: `${orgId}:race` });
+        enqueued();
+        await committing;
+      });
+      await enqueuedSignal;
+      const settingUrl = setWebhookUrl(db, orgId, target.url);
+      // the URL's transaction waits for the batch's lock; give it the time to reach it, then commit the batch
+      await waitUntil(async () => (await sql<{ waiting: boolean }>`select exists (select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()) as waiting`.execute(db)).rows[0]!.waiting, 10_000, 'the URL to wait for the batch');
+      commit();
+      await Promise.all([batch, settingUrl]);
+      const row = await db.selectFrom('webhook_deliveries').select(['status', sql<boolean>`next_attempt_at <= now()`.as('due')]).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'pending', due: true });
+    });
+
+    it('a delivery of an organization that never sets a URL waits: it is neither attempted nor failed', async () => {
       const { orgId } = await insertOrganization(db, { webhookUrl: null });
       const [id] = await enqueueTestWebhooks(db, orgId);
-      startDispatcher({ retryDelaysMs: [10, 10] });
-      await waitForStatus(id!, 'failed');
-      expect(await delivery(id!)).toMatchObject({ attempts: 3, last_status_code: null, last_error: NO_WEBHOOK_URL_ERROR });
+      expect(await claimDueDeliveries(db, { limit: 100, maxAttempts: 6, leaseMs: 30_000 })).toEqual([]);
+      expect(await delivery(id!)).toMatchObject({ status: 'pending', attempts: 0 });
     });
 
     it('loses and duplicates nothing when the process restarts between attempts', async () => {
@@ -465,7 +487,8 @@ describe('webhooks', () => {
         type: 'deposit.detected',
         status: 'pending',
         attempts: 0,
-        nextAttemptAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        // its organization has no webhook URL: it waits, due at no time (CONTRACT §7)
+        nextAttemptAt: null,
         lastStatusCode: null,
         lastError: null,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import { encryptSecret, secretPurpose } from '../../src/security/secret-box.js';
 import type { WebhookEventType } from '../../src/webhooks/event-types.js';
-import { enqueueWebhook } from '../../src/webhooks/outbox.js';
+import { enqueueWebhook, releaseWaitingDeliveries } from '../../src/webhooks/outbox.js';
 
 export const testEncryptionKey = randomBytes(32);
 
@@ -37,8 +37,12 @@ export const setSigningSecret = (db: Kysely<Database>, orgId: string, signingSec
     .where('id', '=', orgId)
     .execute();
 
+/** as the organizations projection does on WebhookUrlSet: the row, then what waited for a URL */
 export const setWebhookUrl = (db: Kysely<Database>, orgId: string, webhookUrl: string | null) =>
-  db.updateTable('organizations').set({ webhook_url: webhookUrl }).where('id', '=', orgId).execute();
+  db.transaction().execute(async (trx) => {
+    await trx.updateTable('organizations').set({ webhook_url: webhookUrl }).where('id', '=', orgId).execute();
+    if (webhookUrl !== null) await releaseWaitingDeliveries(trx, orgId);
+  });
 
 /** Enqueues `count` webhooks for one organization in one transaction (as a projection batch would); answers their ids, oldest first. */
 export const enqueueTestWebhooks = async (

@@ -11,7 +11,7 @@ export const deliverySchema = z
     type: z.string().openapi({ example: 'deposit.detected' }),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().openapi({ description: 'attempts made in the current schedule (a redelivery starts again at 0)' }),
-    nextAttemptAt: timestampSchema.nullable().openapi({ description: 'while pending: when the next attempt is due' }),
+    nextAttemptAt: timestampSchema.nullable().openapi({ description: 'while pending: when the next attempt is due; null while it waits for the organization to set a webhook URL' }),
     lastStatusCode: z.number().int().nullable(),
     lastError: z.string().nullable(),
     createdAt: timestampSchema,
