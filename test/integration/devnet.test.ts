@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBitcoinTransfer } from '../../src/chains/bitcoin/transactions.js';
 import type { ChainDefinition, PreviousOutput } from '../../src/catalog/chain.js';
-import { createDevnet, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { createDevnet, DepositRefusedError, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
 import { signEvmTransfer } from '../../src/chains/evm/transactions.js';
 import { addressCodecs, transactionCodecs } from '../../src/chains/families.js';
 import { BroadcastRejectedError } from '../../src/chains/gateway.js';
@@ -181,6 +181,43 @@ describe('devnet', () => {
     expect(await gateway.balance(to, 'native')).toBe(0n);
     expect(await gateway.transactionStatus(txHash)).toEqual({ status: 'not_found' });
     await expect(controls.reorg(101)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  describe('deposits in a batch (CONTRACT §8): each chain\'s in its next block, all or none', () => {
+    it('mines every transfer in the next block of its chain, answering in the order given', async () => {
+      const heads = { eth: (await devnet.gateway(ETHEREUM.id).head()).number, btc: (await devnet.gateway(BITCOIN.id).head()).number };
+      const [first, second, third] = [userKey(ETHEREUM, 40).address, userKey(BITCOIN, 40).address, userKey(ETHEREUM, 41).address];
+      const made = await devnet.depositAll([
+        { chainId: ETHEREUM.id, deposit: { toAddress: first, asset: 'native', amount: 1_000n } },
+        { chainId: BITCOIN.id, deposit: { toAddress: second, asset: 'native', amount: 50_000n } },
+        { chainId: ETHEREUM.id, deposit: { toAddress: third, asset: USDT_ETHEREUM.toLowerCase(), amount: 3_000n } },
+      ]);
+      expect(made.map((deposit) => deposit.blockNumber)).toEqual([heads.eth + 1, heads.btc + 1, heads.eth + 1]);
+      expect(new Set(made.map((deposit) => deposit.txHash)).size).toBe(3);
+      expect(await devnet.gateway(ETHEREUM.id).balance(first, 'native')).toBe(1_000n);
+      expect(await devnet.gateway(BITCOIN.id).balance(second, 'native')).toBe(50_000n);
+      expect(await devnet.gateway(ETHEREUM.id).balance(third, USDT_ETHEREUM.toLowerCase())).toBe(3_000n);
+      expect((await devnet.gateway(ETHEREUM.id).transfersInBlock(heads.eth + 1, new Set([first, third]))).map((transfer) => transfer.txHash).sort()).toEqual([made[0]!.txHash, made[2]!.txHash].sort());
+    });
+
+    it('one transfer the chain cannot carry: refused with its index, and nothing is mined on any chain', async () => {
+      const heads = [(await devnet.gateway(ETHEREUM.id).head()).number, (await devnet.gateway(BITCOIN.id).head()).number];
+      const to = userKey(ETHEREUM, 42).address;
+      const refused = await devnet
+        .depositAll([
+          { chainId: ETHEREUM.id, deposit: { toAddress: to, asset: 'native', amount: 1_000n } },
+          // 1 sat: below Bitcoin's dust limit
+          { chainId: BITCOIN.id, deposit: { toAddress: userKey(BITCOIN, 42).address, asset: 'native', amount: 1n } },
+        ])
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(refused).toBeInstanceOf(DepositRefusedError);
+      expect((refused as DepositRefusedError).index).toBe(1);
+      expect([(await devnet.gateway(ETHEREUM.id).head()).number, (await devnet.gateway(BITCOIN.id).head()).number]).toEqual(heads);
+      expect(await devnet.gateway(ETHEREUM.id).balance(to, 'native')).toBe(0n);
+    });
   });
 
   describe('broadcasts', () => {

@@ -43,24 +43,39 @@ const ensureGenesis = async (trx: DevnetDb, chain: ChainDefinition) => {
  * database, so no two blocks are mined at one height and nonces/outputs are admitted once.
  */
 export const withLockedChain = <T>(db: DevnetDb, chain: ChainDefinition, work: (trx: DevnetDb, state: ChainState) => Promise<T>): Promise<T> =>
+  db.transaction().execute(async (trx) => work(trx, await lockChain(trx, chain)));
+
+/**
+ * withLockedChain over several chains in one transaction (a batch of deposits on many chains is
+ * all or none). The rows are locked in chain-id order, so two such batches never wait on each
+ * other in a circle.
+ */
+export const withLockedChains = <T>(db: DevnetDb, chains: readonly ChainDefinition[], work: (trx: DevnetDb, states: ReadonlyMap<string, ChainState>) => Promise<T>): Promise<T> =>
   db.transaction().execute(async (trx) => {
-    await ensureGenesis(trx, chain);
-    const row = await trx.selectFrom('devnet_chains').selectAll().where('chain_id', '=', chain.id).forUpdate().executeTakeFirstOrThrow();
-    const head = await trx
-      .selectFrom('devnet_blocks')
-      .selectAll()
-      .where('chain_id', '=', chain.id)
-      .where('number', '=', row.head_number)
-      .executeTakeFirstOrThrow();
-    return work(trx, {
-      chain,
-      head: toHeader(head),
-      reorgCount: row.reorg_count,
-      syntheticCount: row.synthetic_count,
-      fault: row.fault,
-      faultRemaining: row.fault_remaining,
-    });
+    const states = new Map<string, ChainState>();
+    for (const chain of [...chains].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) states.set(chain.id, await lockChain(trx, chain));
+    return work(trx, states);
   });
+
+/** Locks the chain's row (creating the chain at genesis if new) and reads its state. */
+const lockChain = async (trx: DevnetDb, chain: ChainDefinition): Promise<ChainState> => {
+  await ensureGenesis(trx, chain);
+  const row = await trx.selectFrom('devnet_chains').selectAll().where('chain_id', '=', chain.id).forUpdate().executeTakeFirstOrThrow();
+  const head = await trx
+    .selectFrom('devnet_blocks')
+    .selectAll()
+    .where('chain_id', '=', chain.id)
+    .where('number', '=', row.head_number)
+    .executeTakeFirstOrThrow();
+  return {
+    chain,
+    head: toHeader(head),
+    reorgCount: row.reorg_count,
+    syntheticCount: row.synthetic_count,
+    fault: row.fault,
+    faultRemaining: row.fault_remaining,
+  };
+};
 
 /** Takes the next number of the chain's own-transaction counter (inside withLockedChain). */
 export const nextSyntheticNumber = async (trx: DevnetDb, chainId: string): Promise<number> => {

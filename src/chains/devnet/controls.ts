@@ -30,6 +30,12 @@ export interface DevnetControls {
   readonly faucetAddress: string;
   /** an incoming transfer, mined right away in a new block (with the rest of the mempool) */
   deposit(deposit: DevnetDeposit): Promise<{ txHash: string; blockNumber: number }>;
+  /**
+   * The same inside a transaction that holds this chain's lock (withLockedChains): every deposit
+   * queued, then one block mined for all of them. It throws DepositRefusedError naming the deposit's
+   * place in `deposits` when one cannot be made; the caller's transaction then rolls back.
+   */
+  depositAllLocked(trx: DevnetDb, state: ChainState, deposits: readonly { index: number; deposit: DevnetDeposit }[]): Promise<{ index: number; txHash: string; blockNumber: number }[]>;
   /** mines `count` blocks now; returns the new head */
   mine(count?: number): Promise<BlockHeader>;
   /** mines a block when the head is at least `blockTimeMs` old (by the devnet's clock); null when it is not due */
@@ -72,6 +78,17 @@ const enqueueExternal = async (trx: DevnetDb, state: ChainState, deposit: Devnet
 
 type CheckedDeposit = DevnetDeposit & { to: string; destinationTag: number | null };
 
+/** A deposit of a batch that cannot be made (an amount the chain cannot carry…): `index` names it. */
+export class DepositRefusedError extends Error {
+  constructor(
+    readonly index: number,
+    readonly reason: Error,
+  ) {
+    super(reason.message);
+    this.name = 'DepositRefusedError';
+  }
+}
+
 export const createDevnetControls = (chain: ChainDefinition, { db, clock }: DevnetDependencies): DevnetControls => {
   const policy: MiningPolicy = { minimumFeeRate: null };
   const mineBlock = (trx: DevnetDb, state: ChainState, now: Date) => mineWith(trx, state, now, policy);
@@ -112,6 +129,20 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
       } catch (error) {
         return Promise.reject(error);
       }
+    },
+
+    depositAllLocked: async (trx, state, batch) => {
+      const hashes: { index: number; txHash: string }[] = [];
+      for (const { index, deposit } of batch) {
+        try {
+          hashes.push({ index, txHash: await enqueueDeposit(trx, state, checkedDeposit(deposit)) });
+        } catch (error) {
+          if (error instanceof RangeError) throw new DepositRefusedError(index, error);
+          throw error;
+        }
+      }
+      const block = await mineBlock(trx, state, clock());
+      return hashes.map((hash) => ({ ...hash, blockNumber: block.number }));
     },
 
     mine: (count = 1) => {

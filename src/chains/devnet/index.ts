@@ -3,12 +3,13 @@ import type { Database } from '../../db/database.js';
 import type { Logger } from '../../log.js';
 import type { ChainGateway } from '../gateway.js';
 import { CHAINS, findChain } from '../../catalog/registry.js';
-import { createDevnetControls, type DevnetControls } from './controls.js';
+import { withLockedChains } from './chain-state.js';
+import { createDevnetControls, type DevnetControls, type DevnetDeposit } from './controls.js';
 import { createDevnetGateway } from './gateway.js';
 import { startBlockProducer, type BlockProducer } from './producer.js';
 import { devnetDb } from './tables.js';
 
-export { createDevnetControls, MAX_BLOCKS_PER_REQUEST, type DevnetControls, type DevnetDeposit, type DevnetFault } from './controls.js';
+export { createDevnetControls, DepositRefusedError, MAX_BLOCKS_PER_REQUEST, type DevnetControls, type DevnetDeposit, type DevnetFault } from './controls.js';
 export { createDevnetGateway } from './gateway.js';
 export { DEVNET_FAUCET_MNEMONIC, faucetKey } from './faucet-keys.js';
 export { estimateTransferFee } from './fees.js';
@@ -18,6 +19,12 @@ export { devnetDb, type DevnetDatabase, type DevnetDb } from './tables.js';
 export interface Devnet {
   gateway(chainId: string): ChainGateway;
   controls(chainId: string): DevnetControls;
+  /**
+   * Deposits on any chains, all or none (CONTRACT §8's batch): each chain's in its next block, one
+   * transaction for all. Answers in the order given; a refused one throws DepositRefusedError with
+   * its index, and nothing is mined.
+   */
+  depositAll(deposits: readonly { chainId: string; deposit: DevnetDeposit }[]): Promise<{ txHash: string; blockNumber: number }[]>;
   /** starts mining a block every blockTimeMs on every chain */
   startProducer(): void;
   stopProducer(): Promise<void>;
@@ -41,6 +48,22 @@ export const createDevnet = (options: { db: Kysely<Database>; clock: () => Date;
   return {
     gateway: (chainId) => known(gateways, chainId),
     controls: (chainId) => known(controls, chainId),
+    depositAll: async (deposits) => {
+      const byChain = new Map<string, { index: number; deposit: DevnetDeposit }[]>();
+      deposits.forEach(({ chainId, deposit }, index) => {
+        known(controls, chainId);
+        const batch = byChain.get(chainId) ?? [];
+        batch.push({ index, deposit });
+        byChain.set(chainId, batch);
+      });
+      const chains = [...byChain.keys()].map((chainId) => known(controls, chainId).chain);
+      const made = await withLockedChains(deps.db, chains, async (trx, states) => {
+        const results = [];
+        for (const [chainId, batch] of byChain) results.push(...(await known(controls, chainId).depositAllLocked(trx, states.get(chainId)!, batch)));
+        return results;
+      });
+      return made.sort((a, b) => a.index - b.index).map(({ txHash, blockNumber }) => ({ txHash, blockNumber }));
+    },
     startProducer: () => {
       producer ??= startBlockProducer({ chains: [...controls.values()], blockTimeMs: options.blockTimeMs, logger: options.logger });
     },
