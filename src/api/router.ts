@@ -57,5 +57,13 @@ export const callerSecurity: Record<string, string[]>[] = [{ apiKeyAuth: [] }, {
 /** SPEC §2.1: ISO 8601 UTC with milliseconds. */
 export const timestampSchema = z.string().openapi({ example: '2026-11-22T10:00:00.000Z' });
 
+/**
+ * CONTRACT §6's user id (1–255 printable ASCII), as the document states it. The handler checks it
+ * (checkExternalUserId), so a bad one is INVALID_USER_ID as CONTRACT §5 says, not the validation
+ * hook's BAD_REQUEST: the limits here describe, they do not enforce.
+ */
+export const userIdSchema = (description: string) =>
+  z.string().openapi({ description, minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]{1,255}$', example: 'user-1' });
+
 /** Errors every authenticated route can answer. */
 export const authenticatedErrors = [401, 429, 500] as const;

@@ -982,7 +982,10 @@ export interface components {
             /** @description on XRP the destination tag (decimal 0–4294967295), required by accounts that demand one */
             memo?: string;
             internalNote?: string;
-            /** @description the integrator’s user on whose behalf it withdraws (1–255 printable ASCII) */
+            /**
+             * @description the integrator’s user on whose behalf it withdraws (1–255 printable ASCII)
+             * @example user-1
+             */
             externalUserId?: string;
         };
         WithdrawalPage: {
@@ -1637,6 +1640,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRedelivery"];
+                };
+            };
+            /** @description BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED, INVALID_API_KEY or INVALID_TOKEN */
@@ -2762,6 +2774,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalDetail"];
                 };
             };
+            /** @description BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description UNAUTHORIZED, INVALID_API_KEY or INVALID_TOKEN */
             401: {
                 headers: {
@@ -2818,6 +2839,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WithdrawalCancelled"];
+                };
+            };
+            /** @description BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED, INVALID_API_KEY or INVALID_TOKEN */
@@ -3043,6 +3073,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WithdrawalHistory"];
+                };
+            };
+            /** @description BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED, INVALID_API_KEY or INVALID_TOKEN */

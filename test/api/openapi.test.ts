@@ -66,6 +66,21 @@ describe('OpenAPI document and docs page', () => {
     expect(minSigners).toMatchObject({ type: 'integer', minimum: 1 });
   });
 
+  it('states the limits the server enforces: 400 wherever an id can be too long, and the user id’s length and characters', () => {
+    type Parameter = { name: string; in: string; schema: Record<string, unknown> };
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown>; parameters?: Parameter[] }>>;
+    const withIdParameter = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => (operation.parameters ?? []).some((parameter) => parameter.in === 'path' && parameter.name === 'id' && parameter.schema.maxLength !== undefined))
+        .map(([method, operation]) => [`${method} ${path}`, Object.keys(operation.responses).includes('400')]),
+    );
+    expect(withIdParameter.length).toBeGreaterThanOrEqual(5);
+    expect(withIdParameter.filter(([, documented]) => !documented)).toEqual([]);
+    const userIds = Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((operation) => (operation.parameters ?? []).filter((parameter) => parameter.name === 'userId')));
+    expect(userIds.length).toBe(3);
+    for (const parameter of userIds) expect(parameter.schema).toMatchObject({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]{1,255}$' });
+  });
+
   it('renders /docs from local assets, without credentials', async () => {
     const page = await service.app.request('/docs');
     expect(page.status).toBe(200);

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { pageQuery } from '../pagination.js';
-import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema, userIdSchema } from '../router.js';
 
 
 export const accountSchema = z
@@ -27,7 +27,7 @@ export const depositAddressRoute = createRoute({
     query: z.object({
       chainId: z.string().min(1).max(100).openapi({ example: 'eip155:1' }),
       tokenId: z.string().min(1).max(300).openapi({ example: 'eip155:1/slip44:60' }),
-      userId: z.string().openapi({ description: 'the integrator’s user id: 1–255 printable ASCII characters' }),
+      userId: userIdSchema('the integrator’s user id: 1–255 printable ASCII characters'),
     }),
   },
   responses: {

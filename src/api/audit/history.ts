@@ -31,7 +31,7 @@ export const withdrawalHistoryRoute = createRoute({
   request: { params: z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) }) },
   responses: {
     200: { description: 'The events in order', content: { 'application/json': { schema: z.object({ events: z.array(historyEntrySchema) }).openapi('WithdrawalHistory') } } },
-    ...errorResponses(...authenticatedErrors, 404),
+    ...errorResponses(...authenticatedErrors, 400, 404),
   },
 });
 

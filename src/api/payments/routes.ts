@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { pageQuery } from '../pagination.js';
-import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema, userIdSchema } from '../router.js';
 
 /** SPEC §2.7. */
 export const tokenSummarySchema = z
@@ -41,7 +41,7 @@ export const listPaymentsRoute = createRoute({
   tags: ['Deposits'],
   summary: 'The organization’s deposits (detected, confirmed or reverted: see status), newest first',
   security: callerSecurity,
-  request: { query: z.object({ userId: z.string().optional().openapi({ description: `only this user’s deposits; ${userIdDescription}` }), ...pageQuery }) },
+  request: { query: z.object({ userId: userIdSchema(`only this user’s deposits; ${userIdDescription}`).optional(), ...pageQuery }) },
   responses: {
     200: {
       description: 'A page of deposits; nextCursor is null on the last page',
@@ -57,7 +57,7 @@ export const listUserDepositsRoute = createRoute({
   tags: ['Deposits'],
   summary: 'One user’s deposits across all chains, newest first',
   security: callerSecurity,
-  request: { params: z.object({ userId: z.string().openapi({ description: userIdDescription }) }), query: z.object(pageQuery) },
+  request: { params: z.object({ userId: userIdSchema(userIdDescription).openapi({ param: { name: 'userId', in: 'path' } }) }), query: z.object(pageQuery) },
   responses: {
     200: {
       description: 'A page of the user’s deposits; nextCursor is null on the last page',

@@ -59,6 +59,6 @@ export const redeliverRoute = createRoute({
       description: 'The delivery, pending again',
       content: { 'application/json': { schema: z.object({ delivery: deliverySchema }).openapi('WebhookRedelivery') } },
     },
-    ...errorResponses(...authenticatedErrors, 404),
+    ...errorResponses(...authenticatedErrors, 400, 404),
   },
 });

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { WITHDRAWAL_STATUSES } from '../../domain/withdrawal/withdrawal.js';
 import { pageQuery } from '../pagination.js';
 import { tokenSummarySchema } from '../payments/routes.js';
-import { authenticatedErrors, callerSecurity, errorBodySchema, errorResponses, timestampSchema } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorBodySchema, errorResponses, timestampSchema, userIdSchema } from '../router.js';
 
 const statusSchema = z.enum(WITHDRAWAL_STATUSES as [string, ...string[]]).openapi({ example: 'PendingApproval' });
 
@@ -43,7 +43,7 @@ export const createWithdrawalBody = z
     reference: z.string().min(1).max(255).openapi({ description: 'unique per organization; reusing it is DUPLICATE_REFERENCE' }),
     memo: z.string().max(255).optional().openapi({ description: 'on XRP the destination tag (decimal 0–4294967295), required by accounts that demand one' }),
     internalNote: z.string().max(1000).optional(),
-    externalUserId: z.string().optional().openapi({ description: 'the integrator’s user on whose behalf it withdraws (1–255 printable ASCII)' }),
+    externalUserId: userIdSchema('the integrator’s user on whose behalf it withdraws (1–255 printable ASCII)').optional(),
   })
   .strict()
   .openapi('CreateWithdrawal');
@@ -87,7 +87,7 @@ export const getWithdrawalRoute = createRoute({
   summary: 'One withdrawal (unwrapped), with externalUserId and Token',
   security: callerSecurity,
   request: { params: idParam },
-  responses: { 200: json(withdrawalDetailSchema, 'The withdrawal as it is now'), ...errorResponses(...authenticatedErrors, 404) },
+  responses: { 200: json(withdrawalDetailSchema, 'The withdrawal as it is now'), ...errorResponses(...authenticatedErrors, 400, 404) },
 });
 
 export const cancelWithdrawalRoute = createRoute({
@@ -103,7 +103,7 @@ export const cancelWithdrawalRoute = createRoute({
       z.object({ withdrawal: z.object({ id: z.string(), status: statusSchema, txnError: z.string().nullable().openapi({ example: 'Cancelled by alice' }), updatedAt: timestampSchema }) }).openapi('WithdrawalCancelled'),
       'Cancelled',
     ),
-    ...errorResponses(...authenticatedErrors, 404, 409),
+    ...errorResponses(...authenticatedErrors, 400, 404, 409),
   },
 });
 
