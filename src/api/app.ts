@@ -17,6 +17,7 @@ import { chainRoutes } from './chains/index.js';
 import { devnetRoutes } from './devnet/index.js';
 import { gasStationRoutes } from './gas-station/index.js';
 import { docsRoutes } from './docs/index.js';
+import { consoleRoutes } from '../console/routes.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
 import { authenticate, requirePerson } from './middleware/authenticate.js';
@@ -78,6 +79,7 @@ export const createApp = ({ logger, health, services, depositAccounts, chains, r
 
   app.route('/', healthRoutes(health));
   app.route('/', docsRoutes());
+  app.route('/', consoleRoutes());
   app.route('/', auditPublicKeyRoutes(services.keyring));
   // the services' clock: one time source for the whole app (and tests that move it are deterministic)
   const clockMs = () => services.clock().getTime();

@@ -1,0 +1,53 @@
+import { api, DELIVERY_STATUSES, type Delivery } from '../api.js';
+import { el, errorText, labelled, notice, replace, table, when } from '../dom.js';
+import { paged } from '../paging.js';
+
+const lastAnswer = (delivery: Delivery) =>
+  delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : delivery.lastError ? delivery.lastError : '—';
+
+/** Webhook deliveries with their status and attempts, each with Redeliver. */
+export const webhooksPage = async (container: HTMLElement) => {
+  const status = el('select', {}, el('option', { value: '' }, 'Any status'), ...DELIVERY_STATUSES.map((value) => el('option', { value }, value)));
+  const messages = el('div', { class: 'messages', 'aria-live': 'polite' });
+  const list = el('div', { class: 'list' });
+
+  const redeliver = (delivery: Delivery, button: HTMLButtonElement) => {
+    button.disabled = true;
+    api
+      .redeliver(delivery.id)
+      .then(() => replace(messages, notice('status', `${delivery.type} (${delivery.id}) will be sent again now.`)))
+      .catch((error: unknown) => replace(messages, notice('alert', `Not redelivered: ${errorText(error)}`)))
+      .finally(reload);
+  };
+  const draw = (deliveries: Delivery[]) => {
+    const rows = deliveries.map((delivery) => {
+      const button = el('button', { type: 'button', class: 'secondary' }, 'Redeliver');
+      button.addEventListener('click', () => redeliver(delivery, button));
+      return el(
+        'tr',
+        {},
+        el('td', {}, el('strong', {}, delivery.type), el('div', { class: 'note' }, delivery.id)),
+        el('td', {}, el('span', { class: `badge delivery-${delivery.status}` }, delivery.status)),
+        el('td', { class: 'number' }, String(delivery.attempts)),
+        el('td', {}, lastAnswer(delivery)),
+        el('td', {}, when(delivery.createdAt)),
+        el('td', {}, delivery.status === 'delivered' ? when(delivery.deliveredAt) : delivery.nextAttemptAt ? `next try ${when(delivery.nextAttemptAt)}` : '—'),
+        el('td', { class: 'actions' }, button),
+      );
+    });
+    return table('Webhook deliveries', ['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Delivered / next', ''], rows, 'No deliveries match.');
+  };
+  const pages = paged(list, (cursor) => api.deliveries({ status: status.value || undefined, cursor }), draw);
+  const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
+  status.addEventListener('change', reload);
+
+  replace(
+    container,
+    el('h1', {}, 'Webhooks'),
+    el('p', { class: 'hint' }, 'Every event sent (or waiting to be sent) to your webhook URL. Redeliver sends one again at once, with the same id.'),
+    el('div', { class: 'filters' }, labelled('Status', status)),
+    messages,
+    list,
+  );
+  await reload();
+};
