@@ -36,7 +36,9 @@ export const notice = (kind: 'status' | 'alert', text: string) => el('p', { role
 
 export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
+/** A timestamp in the reader's locale and time zone; the exact UTC value on hover. */
+export const when = (iso: string | null) =>
+  iso ? el('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })) : '—';
 
 /** A long identifier (hash, address) shortened for a table cell, whole on hover and when copied. */
 export const shortened = (value: string | null, keep = 10) =>
@@ -48,8 +50,7 @@ export const table = (caption: string, headers: string[], rows: HTMLTableRowElem
     ? el('p', { class: 'empty' }, empty)
     : el(
         'table',
-        { role: 'table' },
-        el('caption', { class: 'visually-hidden' }, caption),
+        { role: 'table', 'aria-label': caption },
         el('thead', {}, el('tr', {}, ...headers.map((header) => el('th', { scope: 'col' }, header)))),
         el('tbody', {}, ...rows),
       );

@@ -1,6 +1,6 @@
 import { api, ApiFailure, type HistoryEntry, type Profile, type Withdrawal } from '../api.js';
 import { amountOf, learnFromHistory, tokenCatalog, userName } from '../catalog.js';
-import { el, errorText, notice, replace, shortened, table, when } from '../dom.js';
+import { el, errorText, notice, replace, table, when } from '../dom.js';
 import { codePrompt } from '../code-prompt.js';
 
 interface QueueItem {
@@ -125,10 +125,11 @@ export const approvalsPage = async (container: HTMLElement, _path: string[], pro
       return el(
         'tr',
         {},
-        el('td', {}, pick),
+        el('td', { class: 'select' }, pick),
         el('td', {}, el('a', { href: `#/withdrawals/${encodeURIComponent(withdrawal.id)}`, class: 'reference' }, withdrawal.reference), withdrawal.internalNote ? el('div', { class: 'note' }, withdrawal.internalNote) : null),
         el('td', { class: 'number' }, amountOf(withdrawal.amount, token, { baseBeside: true })),
-        el('td', {}, shortened(withdrawal.recipient), withdrawal.memo ? el('div', { class: 'note' }, `memo ${withdrawal.memo}`) : null),
+        // the whole address: a look-alike differs in the middle as easily as at the ends
+        el('td', {}, el('code', { class: 'address' }, withdrawal.recipient), withdrawal.memo ? el('div', { class: 'note' }, `memo ${withdrawal.memo}`) : null),
         el('td', {}, userName(withdrawal.initiator)),
         el('td', {}, el('span', { class: 'count' }, `${withdrawal.approvers.length} of ${required ?? '?'}`), el('div', { class: 'note' }, withdrawal.approvers.map(userName).join(', '))),
         el('td', {}, when(withdrawal.createdAt)),

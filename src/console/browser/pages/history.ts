@@ -45,7 +45,7 @@ export const historyPage = async (container: HTMLElement, path: string[]) => {
       el(
         'li',
         {},
-        el('div', { class: 'event-head' }, el('strong', { class: 'event-type' }, entry.type), el('time', { datetime: entry.metadata.at }, when(entry.metadata.at))),
+        el('div', { class: 'event-head' }, el('strong', { class: 'event-type' }, entry.type), when(entry.metadata.at)),
         el('div', {}, 'By ', who(entry)),
         el(
           'div',

@@ -1,5 +1,5 @@
 import { api, DELIVERY_STATUSES, type Delivery } from '../api.js';
-import { el, errorText, labelled, notice, replace, table, when } from '../dom.js';
+import { el, errorText, labelled, notice, replace, shortened, table, when } from '../dom.js';
 import { paged } from '../paging.js';
 
 const lastAnswer = (delivery: Delivery) =>
@@ -26,12 +26,12 @@ export const webhooksPage = async (container: HTMLElement) => {
       return el(
         'tr',
         {},
-        el('td', {}, el('strong', {}, delivery.type), el('div', { class: 'note' }, delivery.id)),
+        el('td', {}, el('strong', {}, delivery.type), el('div', { class: 'note' }, shortened(delivery.id, 8))),
         el('td', {}, el('span', { class: `badge delivery-${delivery.status}` }, delivery.status)),
         el('td', { class: 'number' }, String(delivery.attempts)),
         el('td', {}, lastAnswer(delivery)),
         el('td', {}, when(delivery.createdAt)),
-        el('td', {}, delivery.status === 'delivered' ? when(delivery.deliveredAt) : delivery.nextAttemptAt ? `next try ${when(delivery.nextAttemptAt)}` : '—'),
+        el('td', {}, delivery.status === 'delivered' ? when(delivery.deliveredAt) : delivery.nextAttemptAt ? el('span', {}, 'next try ', when(delivery.nextAttemptAt)) : '—'),
         el('td', { class: 'actions' }, button),
       );
     });
