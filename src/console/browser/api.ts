@@ -1,112 +1,27 @@
+import { createLedgergateClient, type components } from '../../client/index.js';
+
 /**
  * Every call the console makes to the service's HTTP API, and the only place that knows how: the
- * console is one more client of the same API. The access token lives here, in memory only
- * (never in storage or a cookie), so closing or reloading the tab ends the session.
+ * console is one more client of the same API, through the typed client generated from its
+ * OpenAPI document. The access token lives here, in memory only (never in storage or a cookie),
+ * so closing or reloading the tab ends the session.
  */
+type Schemas = components['schemas'];
+export type Withdrawal = Schemas['Withdrawal'];
+export type WithdrawalStatus = Withdrawal['status'];
+export type HistoryEntry = Schemas['WithdrawalHistoryEntry'];
+export type Deposit = Schemas['Deposit'];
+export type Balance = Schemas['Balance'];
+export type Delivery = Schemas['WebhookDelivery'];
+export type Organisation = Schemas['Organization'];
+export type Profile = Schemas['UserProfile'];
+export type AuditHead = Schemas['AuditHead'];
+export type Token = Schemas['Token'];
+export type ApprovalResult = Schemas['WithdrawalsApprovedAnswer']['results'][number];
 
-export type WithdrawalStatus = 'Pending' | 'PendingApproval' | 'Processing' | 'Completed' | 'Failed' | 'Cancelled';
 export const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['PendingApproval', 'Pending', 'Processing', 'Completed', 'Failed', 'Cancelled'];
-
-export interface Withdrawal {
-  id: string;
-  chainId: string;
-  tokenId: string;
-  amount: string;
-  recipient: string;
-  memo: string | null;
-  reference: string;
-  internalNote: string;
-  status: WithdrawalStatus;
-  txnHash: string | null;
-  txnError: string | null;
-  initiator: string;
-  approvers: string[];
-  fee: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface TokenSummary {
-  id: string;
-  name: string;
-  symbol: string;
-  decimals: number;
-}
-
-export interface Token extends TokenSummary {
-  chainId: string;
-}
-
-export interface HistoryEntry {
-  revision: number;
-  type: string;
-  data: Record<string, unknown>;
-  metadata: { actor: string; credential: 'person' | 'api-key' | 'system' | null; username: string | null; at: string };
-  state: Withdrawal & { externalUserId: string | null };
-}
-
-export type DepositStatus = 'detected' | 'confirmed' | 'reverted';
-export const DEPOSIT_STATUSES: readonly DepositStatus[] = ['detected', 'confirmed', 'reverted'];
-
-export interface Deposit {
-  chainId: string;
-  txnHash: string;
-  tokenId: string;
-  amount: string;
-  externalUserId: string;
-  senderAddress: string;
-  toAddress: string;
-  status: DepositStatus;
-  confirmations: number;
-  Token: { symbol: string; decimals: number };
-  createdAt: string;
-}
-
-export interface Balance {
-  chainId: string;
-  tokenId: string;
-  available: string;
-  pending: string;
-  Token: TokenSummary;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
-
-export interface Delivery {
-  id: string;
-  type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-}
-
-export interface Organisation {
-  id: string;
-  name: string;
-  webhookUrl: string | null;
-  minWithdrawalSigners: number;
-}
-
-export interface Profile {
-  id: string;
-  username: string;
-  org: { id: string; name: string };
-}
-
-export interface AuditHead {
-  position: string;
-  hash: string;
-  lines: number;
-  at: string;
-  signature: string;
-}
-
-export type ApprovalResult = { id: string; withdrawal: Withdrawal } | { id: string; error: { error: string; message: string } };
+export const DEPOSIT_STATUSES: readonly Deposit['status'][] = ['detected', 'confirmed', 'reverted'];
+export const DELIVERY_STATUSES: readonly Delivery['status'][] = ['pending', 'delivered', 'failed'];
 
 /** An error answer of the API: its code (CONTRACT §5) and message. */
 export class ApiFailure extends Error {
@@ -138,14 +53,18 @@ export const signOut = () => {
   accessToken = null;
 };
 
-const send = async (method: string, path: string, body?: unknown): Promise<Response> => {
-  const headers: Record<string, string> = {};
-  if (accessToken) headers.authorization = `Bearer ${accessToken}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
-  if (response.ok) return response;
-  const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
-  const failure = new ApiFailure(answer.error ?? 'ERROR', response.status, answer.message ?? `The service answered ${response.status}`);
+const client = createLedgergateClient({
+  baseUrl: location.origin,
+  accessToken: () => accessToken,
+  // no cookie is ever sent or kept, and no answer is cached
+  fetch: (request) => fetch(new Request(request, { credentials: 'omit', cache: 'no-store' })),
+});
+
+/** The answer's body, or an ApiFailure; a 401 INVALID_TOKEN also ends the session. */
+const answered = <T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T => {
+  if (response.ok && data !== undefined) return data;
+  const body = (error ?? {}) as { error?: string; message?: string };
+  const failure = new ApiFailure(body.error ?? 'ERROR', response.status, body.message ?? `The service answered ${response.status}`);
   if (accessToken && response.status === 401 && failure.code === 'INVALID_TOKEN') {
     accessToken = null;
     onExpired();
@@ -153,52 +72,47 @@ const send = async (method: string, path: string, body?: unknown): Promise<Respo
   throw failure;
 };
 
-const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => (await (await send(method, path, body)).json()) as T;
-
-const query = (parameters: Record<string, string | null | undefined>) => {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(parameters)) if (value) search.set(name, value);
-  const text = search.toString();
-  return text ? `?${text}` : '';
-};
+const PAGE_SIZE = 50;
 
 export const api = {
   signIn: async (username: string, password: string, totpCode: string) => {
-    const { accessToken: token } = await call<{ accessToken: string }>('POST', '/auth/login', { username, password, totpCode });
-    accessToken = token;
+    accessToken = answered(await client.POST('/auth/login', { body: { username, password, totpCode } })).accessToken;
   },
-  profile: () => call<Profile>('GET', '/auth/profile'),
-  organisation: () => call<Organisation>('GET', '/organisation'),
-  tokens: async () => (await call<{ tokens: Token[] }>('GET', '/tokens?enabledOnly=false')).tokens,
+  profile: async () => answered(await client.GET('/auth/profile')),
+  organisation: async () => answered(await client.GET('/organisation')),
+  tokens: async () => answered(await client.GET('/tokens', { params: { query: { enabledOnly: 'false' } } })).tokens,
 
-  withdrawals: async (filter: { status?: string; cursor?: string | null; limit?: number }): Promise<Page<Withdrawal>> => {
-    const page = await call<{ withdrawals: Withdrawal[]; nextCursor: string | null }>('GET', `/withdrawals${query({ status: filter.status, cursor: filter.cursor, limit: String(filter.limit ?? 50) })}`);
+  withdrawals: async (filter: { status?: WithdrawalStatus; cursor?: string | null; limit?: number }): Promise<Page<Withdrawal>> => {
+    const query = { limit: filter.limit ?? PAGE_SIZE, ...(filter.status ? { status: filter.status } : {}), ...(filter.cursor ? { cursor: filter.cursor } : {}) };
+    const page = answered(await client.GET('/withdrawals', { params: { query } }));
     return { items: page.withdrawals, nextCursor: page.nextCursor };
   },
-  history: async (id: string) => (await call<{ events: HistoryEntry[] }>('GET', `/withdrawals/${encodeURIComponent(id)}/history`)).events,
-  approve: async (id: string, totpCode: string) => (await call<{ withdrawal: Withdrawal }>('POST', `/withdrawals/${encodeURIComponent(id)}/approve`, { totpCode })).withdrawal,
-  approveMany: async (ids: string[], totpCode: string) => (await call<{ results: ApprovalResult[] }>('POST', '/withdrawals/approve', { ids, totpCode })).results,
-  cancel: async (id: string) => (await call<{ withdrawal: { status: string; txnError: string | null } }>('DELETE', `/withdrawals/${encodeURIComponent(id)}`)).withdrawal,
+  history: async (id: string) => answered(await client.GET('/withdrawals/{id}/history', { params: { path: { id } } })).events,
+  approve: async (id: string, totpCode: string) => answered(await client.POST('/withdrawals/{id}/approve', { params: { path: { id } }, body: { totpCode } })).withdrawal,
+  approveMany: async (ids: string[], totpCode: string) => answered(await client.POST('/withdrawals/approve', { body: { ids, totpCode } })).results,
+  cancel: async (id: string) => answered(await client.DELETE('/withdrawals/{id}', { params: { path: { id } } })).withdrawal,
 
   deposits: async (filter: { userId?: string; cursor?: string | null; limit?: number }): Promise<Page<Deposit>> => {
-    const page = await call<{ payments: Deposit[]; nextCursor: string | null }>('GET', `/payments${query({ userId: filter.userId, cursor: filter.cursor, limit: String(filter.limit ?? 50) })}`);
+    const query = { limit: filter.limit ?? PAGE_SIZE, ...(filter.userId ? { userId: filter.userId } : {}), ...(filter.cursor ? { cursor: filter.cursor } : {}) };
+    const page = answered(await client.GET('/payments', { params: { query } }));
     return { items: page.payments, nextCursor: page.nextCursor };
   },
-  portfolio: async () => (await call<{ balances: Balance[] }>('GET', '/portfolio')).balances,
+  portfolio: async () => answered(await client.GET('/portfolio')).balances,
 
-  deliveries: async (filter: { status?: string; cursor?: string | null; limit?: number }): Promise<Page<Delivery>> => {
-    const page = await call<{ deliveries: Delivery[]; nextCursor: string | null }>('GET', `/webhooks/deliveries${query({ status: filter.status, cursor: filter.cursor, limit: String(filter.limit ?? 50) })}`);
+  deliveries: async (filter: { status?: Delivery['status']; cursor?: string | null; limit?: number }): Promise<Page<Delivery>> => {
+    const query = { limit: filter.limit ?? PAGE_SIZE, ...(filter.status ? { status: filter.status } : {}), ...(filter.cursor ? { cursor: filter.cursor } : {}) };
+    const page = answered(await client.GET('/webhooks/deliveries', { params: { query } }));
     return { items: page.deliveries, nextCursor: page.nextCursor };
   },
-  redeliver: async (id: string) => (await call<{ delivery: Delivery }>('POST', `/webhooks/deliveries/${encodeURIComponent(id)}/redeliver`)).delivery,
+  redeliver: async (id: string) => answered(await client.POST('/webhooks/deliveries/{id}/redeliver', { params: { path: { id } } })).delivery,
 
-  auditHead: () => call<AuditHead>('GET', '/audit/head'),
+  auditHead: async () => answered(await client.GET('/audit/head')),
   /** the NDJSON export up to a global position (the head's), as text */
-  auditExport: async (toPosition: string) => (await send('GET', `/audit/events${query({ format: 'ndjson', toPosition })}`)).text(),
-  auditPublicKey: async () => (await send('GET', '/audit/public-key')).text(),
+  auditExport: async (toPosition: string) => answered(await client.GET('/audit/events', { params: { query: { format: 'ndjson', toPosition } }, parseAs: 'text' })),
+  auditPublicKey: async () => answered(await client.GET('/audit/public-key', { parseAs: 'text' })),
 
-  setWebhookUrl: (webhookUrl: string) => call<object>('PATCH', '/organisation/webhook', { webhookUrl }),
-  rotateSigningSecret: async () => (await call<{ webhookSigningSecret: string }>('PATCH', '/organisation/webhook/signing-secret')).webhookSigningSecret,
-  setMinimumSigners: (minWithdrawalSigners: number) => call<object>('PATCH', '/organisation/min-withdrawal-signers', { minWithdrawalSigners }),
-  rotateApiKey: async () => (await call<{ apiKey: string }>('PATCH', '/organisation/api-key')).apiKey,
+  setWebhookUrl: async (webhookUrl: string) => answered(await client.PATCH('/organisation/webhook', { body: { webhookUrl } })),
+  rotateSigningSecret: async () => answered(await client.PATCH('/organisation/webhook/signing-secret')).webhookSigningSecret,
+  setMinimumSigners: async (minWithdrawalSigners: number) => answered(await client.PATCH('/organisation/min-withdrawal-signers', { body: { minWithdrawalSigners } })),
+  rotateApiKey: async () => answered(await client.PATCH('/organisation/api-key')).apiKey,
 };

@@ -37,7 +37,7 @@ export const webhooksPage = async (container: HTMLElement) => {
     });
     return table('Webhook deliveries', ['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Delivered / next', ''], rows, 'No deliveries match.');
   };
-  const pages = paged(list, (cursor) => api.deliveries({ status: status.value || undefined, cursor }), draw);
+  const pages = paged(list, (cursor) => api.deliveries({ status: DELIVERY_STATUSES.find((value) => value === status.value), cursor }), draw);
   const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
   status.addEventListener('change', reload);
 

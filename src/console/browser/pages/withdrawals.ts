@@ -36,7 +36,7 @@ export const withdrawalsPage = async (container: HTMLElement) => {
     );
     return table('Withdrawals', ['Reference', 'Status', 'Amount', 'Recipient', 'Initiator', 'Approvals', 'Fee', 'Transaction', 'Requested'], rows, 'No withdrawals match.');
   };
-  const pages = paged(list, (cursor) => api.withdrawals({ status: status.value || undefined, cursor }), draw);
+  const pages = paged(list, (cursor) => api.withdrawals({ status: WITHDRAWAL_STATUSES.find((value) => value === status.value), cursor }), draw);
   const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
   status.addEventListener('change', reload);
   user.addEventListener('change', reload);
