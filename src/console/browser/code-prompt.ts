@@ -1,4 +1,4 @@
-import { el, errorText, labelled, notice } from './dom.js';
+import { el, labelled, submitting } from './dom.js';
 
 /**
  * A step-up question: a fresh authentication code for one action (CONTRACT §4). A refusal is
@@ -14,18 +14,12 @@ export const codePrompt = (what: string, confirm: (code: string) => Promise<void
       class: 'code-prompt',
       'aria-label': what,
       on: {
-        submit: (event) => {
-          event.preventDefault();
-          button.disabled = true;
-          outcome.replaceChildren();
-          confirm(code.value.trim())
-            .catch((error: unknown) => {
-              outcome.replaceChildren(notice('alert', errorText(error)));
-              code.value = '';
-              code.focus();
-            })
-            .finally(() => (button.disabled = false));
-        },
+        submit: submitting(
+          button,
+          outcome,
+          async () => (await confirm(code.value.trim()), null),
+          () => ((code.value = ''), code.focus()),
+        ),
       },
     },
     el('h2', {}, what),

@@ -62,3 +62,22 @@ export const labelled = (label: string, input: HTMLElement) => {
   input.id = id;
   return el('div', { class: 'field' }, el('label', { for: id }, label), input);
 };
+
+/**
+ * A form's submit handler: the button waits while `act` runs; what it returns (or its failure, as
+ * an alert) shows in `outcome`; `failed` runs after a failure (to clear a used code, say).
+ */
+export const submitting =
+  (button: HTMLButtonElement, outcome: HTMLElement, act: () => Promise<HTMLElement | null>, failed: () => void = () => {}) =>
+  (event: SubmitEvent) => {
+    event.preventDefault();
+    button.disabled = true;
+    outcome.replaceChildren();
+    act()
+      .then((shown) => shown && outcome.replaceChildren(shown))
+      .catch((error: unknown) => {
+        outcome.replaceChildren(notice('alert', errorText(error)));
+        failed();
+      })
+      .finally(() => (button.disabled = false));
+  };

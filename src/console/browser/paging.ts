@@ -1,5 +1,5 @@
 import type { Page } from './api.js';
-import { el, replace } from './dom.js';
+import { el, errorText, labelled, notice, replace } from './dom.js';
 
 /**
  * Cursor paging (CONTRACT §6) for a list: Previous and Next move through the pages seen so far
@@ -25,4 +25,20 @@ export const paged = <T>(into: HTMLElement, load: (cursor: string | null) => Pro
       return show();
     },
   };
+};
+
+/**
+ * A list page: its title and hint, filter fields (a change starts again from the newest), a place
+ * for messages, and the paged list. `reload` draws the first page again.
+ */
+export const listPage = <T>(
+  container: HTMLElement,
+  page: { title: string; hint: string; filters: Record<string, HTMLInputElement | HTMLSelectElement>; messages?: HTMLElement; load: (cursor: string | null) => Promise<Page<T>>; draw: (items: T[]) => HTMLElement },
+) => {
+  const list = el('div', { class: 'list' });
+  const pages = paged(list, page.load, page.draw);
+  const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
+  const fields = Object.entries(page.filters).map(([label, field]) => (field.addEventListener('change', reload), labelled(label, field)));
+  replace(container, el('h1', {}, page.title), el('p', { class: 'hint' }, page.hint), el('div', { class: 'filters' }, ...fields), page.messages, list);
+  return { reload };
 };

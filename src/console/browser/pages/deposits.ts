@@ -1,13 +1,12 @@
 import { api, DEPOSIT_STATUSES, type Deposit } from '../api.js';
 import { amountOf } from '../catalog.js';
-import { el, errorText, labelled, notice, replace, shortened, table, when } from '../dom.js';
-import { paged } from '../paging.js';
+import { el, shortened, table, when } from '../dom.js';
+import { listPage } from '../paging.js';
 
 /** Deposits, newest first: the user filter is the API's; the status filter applies to the page shown. */
 export const depositsPage = async (container: HTMLElement) => {
   const status = el('select', {}, el('option', { value: '' }, 'Any status'), ...DEPOSIT_STATUSES.map((value) => el('option', { value }, value)));
   const user = el('input', { type: 'search', placeholder: 'the integrator’s user id' });
-  const list = el('div', { class: 'list' });
 
   const draw = (deposits: Deposit[]) => {
     const shown = status.value === '' ? deposits : deposits.filter((deposit) => deposit.status === status.value);
@@ -28,17 +27,11 @@ export const depositsPage = async (container: HTMLElement) => {
     );
     return table('Deposits', ['Detected', 'User', 'Amount', 'Status', 'Confirmations', 'Chain', 'Transaction', 'From', 'To'], rows, 'No deposits match.');
   };
-  const pages = paged(list, (cursor) => api.deposits({ userId: user.value.trim() || undefined, cursor }), draw);
-  const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
-  status.addEventListener('change', reload);
-  user.addEventListener('change', reload);
-
-  replace(
-    container,
-    el('h1', {}, 'Deposits'),
-    el('p', { class: 'hint' }, 'Newest first. A deposit counts in the balance once confirmed; a reverted one (its block was replaced) never does.'),
-    el('div', { class: 'filters' }, labelled('Status', status), labelled('User', user)),
-    list,
-  );
-  await reload();
+  await listPage(container, {
+    title: 'Deposits',
+    hint: 'Newest first. A deposit counts in the balance once confirmed; a reverted one (its block was replaced) never does.',
+    filters: { Status: status, User: user },
+    load: (cursor) => api.deposits({ userId: user.value.trim() || undefined, cursor }),
+    draw,
+  }).reload();
 };

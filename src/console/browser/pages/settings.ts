@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { el, errorText, labelled, notice, replace } from '../dom.js';
+import { el, labelled, notice, replace, submitting } from '../dom.js';
 
 /** A secret shown once, with a warning that it will not be shown again. */
 const shownOnce = (what: string, secret: string) =>
@@ -13,17 +13,7 @@ const section = (title: string, explanation: string, fields: HTMLElement[], butt
     'form',
     {
       'aria-label': title,
-      on: {
-        submit: (event) => {
-          event.preventDefault();
-          button.disabled = true;
-          outcome.replaceChildren();
-          act()
-            .then((shown) => outcome.replaceChildren(shown))
-            .catch((error: unknown) => outcome.replaceChildren(notice('alert', errorText(error))))
-            .finally(() => (button.disabled = false));
-        },
-      },
+      on: { submit: submitting(button, outcome, act) },
     },
     ...fields,
     el('div', { class: 'buttons' }, button),

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { el, errorText, labelled, notice } from '../dom.js';
+import { el, labelled, submitting } from '../dom.js';
 
 /** CONTRACT §10: Username, Password, Authentication code, Sign in; any failure in role="alert". */
 export const signInPage = (message: HTMLElement | undefined, signedIn: () => Promise<void>) => {
@@ -14,19 +14,12 @@ export const signInPage = (message: HTMLElement | undefined, signedIn: () => Pro
       class: 'sign-in',
       'aria-label': 'Sign in',
       on: {
-        submit: (event) => {
-          event.preventDefault();
-          button.disabled = true;
-          outcome.replaceChildren();
-          api
-            .signIn(username.value.trim(), password.value, code.value.trim())
-            .then(signedIn)
-            .catch((error: unknown) => {
-              outcome.replaceChildren(notice('alert', errorText(error)));
-              code.value = '';
-              button.disabled = false;
-            });
-        },
+        submit: submitting(
+          button,
+          outcome,
+          async () => (await api.signIn(username.value.trim(), password.value, code.value.trim()), await signedIn(), null),
+          () => (code.value = ''),
+        ),
       },
     },
     el('h1', {}, 'Sign in to ledgergate'),

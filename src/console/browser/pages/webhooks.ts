@@ -1,6 +1,6 @@
 import { api, DELIVERY_STATUSES, type Delivery } from '../api.js';
-import { el, errorText, labelled, notice, replace, shortened, table, when } from '../dom.js';
-import { paged } from '../paging.js';
+import { el, errorText, notice, replace, shortened, table, when } from '../dom.js';
+import { listPage } from '../paging.js';
 
 const lastAnswer = (delivery: Delivery) =>
   delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : delivery.lastError ? delivery.lastError : '—';
@@ -9,7 +9,6 @@ const lastAnswer = (delivery: Delivery) =>
 export const webhooksPage = async (container: HTMLElement) => {
   const status = el('select', {}, el('option', { value: '' }, 'Any status'), ...DELIVERY_STATUSES.map((value) => el('option', { value }, value)));
   const messages = el('div', { class: 'messages', 'aria-live': 'polite' });
-  const list = el('div', { class: 'list' });
 
   const redeliver = (delivery: Delivery, button: HTMLButtonElement) => {
     button.disabled = true;
@@ -37,17 +36,14 @@ export const webhooksPage = async (container: HTMLElement) => {
     });
     return table('Webhook deliveries', ['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Delivered / next', ''], rows, 'No deliveries match.');
   };
-  const pages = paged(list, (cursor) => api.deliveries({ status: DELIVERY_STATUSES.find((value) => value === status.value), cursor }), draw);
-  const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
-  status.addEventListener('change', reload);
-
-  replace(
-    container,
-    el('h1', {}, 'Webhooks'),
-    el('p', { class: 'hint' }, 'Every event sent (or waiting to be sent) to your webhook URL. Redeliver sends one again at once, with the same id.'),
-    el('div', { class: 'filters' }, labelled('Status', status)),
+  const view = listPage(container, {
+    title: 'Webhooks',
+    hint: 'Every event sent (or waiting to be sent) to your webhook URL. Redeliver sends one again at once, with the same id.',
+    filters: { Status: status },
     messages,
-    list,
-  );
+    load: (cursor) => api.deliveries({ status: DELIVERY_STATUSES.find((value) => value === status.value), cursor }),
+    draw,
+  });
+  const reload = () => view.reload();
   await reload();
 };

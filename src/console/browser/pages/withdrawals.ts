@@ -1,7 +1,7 @@
 import { api, WITHDRAWAL_STATUSES, type Withdrawal } from '../api.js';
 import { amountOf, tokenCatalog, userName } from '../catalog.js';
-import { el, errorText, labelled, notice, replace, shortened, table, when } from '../dom.js';
-import { paged } from '../paging.js';
+import { el, shortened, table, when } from '../dom.js';
+import { listPage } from '../paging.js';
 
 export const statusBadge = (status: string) => el('span', { class: `badge status-${status}` }, status);
 
@@ -12,7 +12,6 @@ export const statusBadge = (status: string) => el('span', { class: `badge status
 export const withdrawalsPage = async (container: HTMLElement) => {
   const status = el('select', {}, el('option', { value: '' }, 'Any status'), ...WITHDRAWAL_STATUSES.map((value) => el('option', { value }, value)));
   const user = el('input', { type: 'search', placeholder: 'login name or user id' });
-  const list = el('div', { class: 'list' });
   const tokens = await tokenCatalog();
 
   const draw = (withdrawals: Withdrawal[]) => {
@@ -36,17 +35,11 @@ export const withdrawalsPage = async (container: HTMLElement) => {
     );
     return table('Withdrawals', ['Reference', 'Status', 'Amount', 'Recipient', 'Initiator', 'Approvals', 'Fee', 'Transaction', 'Requested'], rows, 'No withdrawals match.');
   };
-  const pages = paged(list, (cursor) => api.withdrawals({ status: WITHDRAWAL_STATUSES.find((value) => value === status.value), cursor }), draw);
-  const reload = () => pages.reset().catch((error: unknown) => replace(list, notice('alert', errorText(error))));
-  status.addEventListener('change', reload);
-  user.addEventListener('change', reload);
-
-  replace(
-    container,
-    el('h1', {}, 'Withdrawals'),
-    el('p', { class: 'hint' }, 'Newest first. Open a reference to see its history: every event, who made it, and the state after it.'),
-    el('div', { class: 'filters' }, labelled('Status', status), labelled('User', user)),
-    list,
-  );
-  await reload();
+  await listPage(container, {
+    title: 'Withdrawals',
+    hint: 'Newest first. Open a reference to see its history: every event, who made it, and the state after it.',
+    filters: { Status: status, User: user },
+    load: (cursor) => api.withdrawals({ status: WITHDRAWAL_STATUSES.find((value) => value === status.value), cursor }),
+    draw,
+  }).reload();
 };
