@@ -51,5 +51,6 @@ export const consoleRoutes = () =>
     // '/console/*' also matches '/console' itself
     .use('/console/*', securityHeaders)
     .get('/console', async (c) => c.html(await page()))
+    .get('/console/', (c) => c.redirect('/console', 301))
     .get('/console/console.css', async (c) => c.body(await styles(), 200, { 'content-type': 'text/css; charset=utf-8' }))
     .get('/console/console.js', async (c) => c.body(await script(), 200, { 'content-type': 'text/javascript; charset=utf-8' }));

@@ -85,6 +85,8 @@ describe.skipIf(!browserTestsRun)(browserTestsTitle('the console in chromium'), 
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(script.headers.get('content-security-policy')).toBe(csp);
     expect((await fetch(`${server.baseUrl}/docs`)).headers.get('content-security-policy')).toBeNull();
+    const slash = await fetch(`${server.baseUrl}/console/`, { redirect: 'manual' });
+    expect([slash.status, slash.headers.get('location')]).toEqual([301, '/console']);
   });
 
   it('a wrong code is refused in role="alert"; the right one signs in to the approvals', async () => {
