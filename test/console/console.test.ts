@@ -253,4 +253,24 @@ describe.skipIf(!browserTestsRun)(browserTestsTitle('the console in chromium'), 
     expect(await page.getByRole('alert').textContent()).toMatch(/session has expired/);
     expect(dialogs).toEqual([]);
   });
+
+  it('a session left open returns to sign-in by itself when its hour is over', async () => {
+    const idle = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await idle.clock.install();
+      await idle.goto(`${server.baseUrl}/console#/balances`);
+      await idle.getByLabel('Username').fill(bob().username);
+      await idle.getByLabel('Password').fill(bob().password);
+      await idle.getByLabel('Authentication code').fill(freshCode());
+      await idle.getByRole('button', { name: 'Sign in' }).click();
+      await eventually(() => idle.getByRole('heading', { level: 1 }).textContent()).toBe('Balances');
+      await idle.clock.fastForward('59:00');
+      expect(await idle.getByRole('heading', { level: 1 }).textContent()).toBe('Balances');
+      await idle.clock.fastForward('01:01');
+      await eventually(() => idle.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
+      expect(await idle.getByRole('alert').textContent()).toMatch(/session has expired/);
+    } finally {
+      await idle.close();
+    }
+  });
 });

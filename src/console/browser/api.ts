@@ -41,6 +41,25 @@ export interface Page<T> {
 
 let accessToken: string | null = null;
 let onExpired: () => void = () => {};
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * The token's lifetime (exp − iat, so a clock that differs from the service's does not matter):
+ * when it is over the console returns to sign-in by itself, rather than at the next click.
+ */
+const lifetimeMs = (token: string) => {
+  try {
+    const claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number; iat?: number };
+    return typeof claims.exp === 'number' && typeof claims.iat === 'number' ? (claims.exp - claims.iat) * 1000 : null;
+  } catch {
+    return null;
+  }
+};
+
+const endSession = () => {
+  accessToken = null;
+  clearTimeout(expiryTimer);
+};
 
 /** Called once: what to do when the service says the session is over (401 INVALID_TOKEN). */
 export const whenSessionExpires = (handler: () => void) => {
@@ -49,9 +68,7 @@ export const whenSessionExpires = (handler: () => void) => {
 
 export const signedIn = () => accessToken !== null;
 
-export const signOut = () => {
-  accessToken = null;
-};
+export const signOut = endSession;
 
 const client = createLedgergateClient({
   baseUrl: location.origin,
@@ -66,7 +83,7 @@ const answered = <T>({ data, error, response }: { data?: T; error?: unknown; res
   const body = (error ?? {}) as { error?: string; message?: string };
   const failure = new ApiFailure(body.error ?? 'ERROR', response.status, body.message ?? `The service answered ${response.status}`);
   if (accessToken && response.status === 401 && failure.code === 'INVALID_TOKEN') {
-    accessToken = null;
+    endSession();
     onExpired();
   }
   throw failure;
@@ -76,7 +93,11 @@ const PAGE_SIZE = 50;
 
 export const api = {
   signIn: async (username: string, password: string, totpCode: string) => {
-    accessToken = answered(await client.POST('/auth/login', { body: { username, password, totpCode } })).accessToken;
+    const token = answered(await client.POST('/auth/login', { body: { username, password, totpCode } })).accessToken;
+    endSession();
+    accessToken = token;
+    const lifetime = lifetimeMs(token);
+    if (lifetime !== null) expiryTimer = setTimeout(() => (endSession(), onExpired()), lifetime);
   },
   profile: async () => answered(await client.GET('/auth/profile')),
   organisation: async () => answered(await client.GET('/organisation')),

@@ -43,7 +43,8 @@ const showSignIn = (message?: HTMLElement) => {
     signInPage(message, async () => {
       profile = await api.profile();
       rememberUser(profile.id, profile.username);
-      if (currentPath().length === 0) location.hash = '#/approvals';
+      // without firing hashchange: render() below draws it once
+      if (currentPath().length === 0) history.replaceState(null, '', '#/approvals');
       render();
     }),
   );
