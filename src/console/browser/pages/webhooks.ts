@@ -30,7 +30,7 @@ export const webhooksPage = async (container: HTMLElement) => {
         el('td', { class: 'number' }, String(delivery.attempts)),
         el('td', {}, lastAnswer(delivery)),
         el('td', {}, when(delivery.createdAt)),
-        el('td', {}, delivery.status === 'delivered' ? when(delivery.deliveredAt) : delivery.nextAttemptAt ? el('span', {}, 'next try ', when(delivery.nextAttemptAt)) : '—'),
+        el('td', {}, delivery.status === 'delivered' ? when(delivery.deliveredAt) : delivery.nextAttemptAt ? el('span', {}, 'next try ', when(delivery.nextAttemptAt)) : delivery.status === 'pending' ? 'waits for a webhook URL' : '—'),
         el('td', { class: 'actions' }, button),
       );
     });
