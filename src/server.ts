@@ -13,6 +13,7 @@ import { createDepositAddressBook } from './chains/address-book.js';
 import { chainAvailability, chainBackend } from './chains/chain-availability.js';
 import { checkConfiguredKeys } from './chains/config.js';
 import { createNodeGateways } from './chains/node-gateways.js';
+import { bitcoinOwnOutputs } from './application/bitcoin-own-outputs.js';
 import { CHAINS } from './catalog/registry.js';
 import { createChainWatchers, watcherPollIntervalMs } from './processes/deposit-watcher/index.js';
 import type { Config } from './config/env.js';
@@ -88,7 +89,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   checkConfiguredKeys(config.chains, infrastructure.signer);
   const availability = chainAvailability(config);
   const runningChains = CHAINS.filter((chain) => availability.isChainRunning(chain.id)).map((chain) => availability.definitionOf(chain));
-  const nodeGateways = createNodeGateways(runningChains, config.chains, logger);
+  // Bitcoin over Core's RPC keeps no address index: the service's own outputs come from its history
+  const nodeGateways = createNodeGateways(runningChains, config.chains, logger, { bitcoinOwnOutputs: bitcoinOwnOutputs(infrastructure.db) });
   /** the gateway of a running chain (its nodes', or the devnet's), shared by the API and the workers */
   const gateways: GatewayLookup = (chainId) =>
     nodeGateways.get(chainId) ?? (devnet && chainBackend(config, chainId) === 'devnet' ? devnet.gateway(chainId) : undefined);

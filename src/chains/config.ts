@@ -63,8 +63,24 @@ const feesSchemas = { evm: evmFeesSchema, bitcoin: bitcoinFeesSchema, tron: tron
 
 const rpcUrl = z.url({ protocol: /^https?$/, error: 'an http:// or https:// JSON-RPC endpoint' });
 
+/** Bitcoin Core's RPC credentials: rpcuser/rpcpassword (or an rpcauth entry's), or the cookie file the node writes at each start */
+const bitcoinRpcAuthSchema = z.union([
+  z.strictObject({ user: z.string().min(1), password: z.string().min(1) }),
+  z.strictObject({ cookieFile: z.string().min(1, "the path of the node's .cookie file") }),
+]);
+
+/**
+ * Which node API a Bitcoin chain runs on: `esplora` (an Esplora/electrs HTTP API; the default) or
+ * `rpc` (Bitcoin Core's JSON-RPC, with `txindex=1`; `rpcAuth` its credentials).
+ */
+const bitcoinNodeSchema = {
+  kind: z.enum(['esplora', 'rpc']).default('esplora'),
+  rpcAuth: bitcoinRpcAuthSchema.optional(),
+};
+
 const chainEntrySchema = (family: ChainFamily) =>
   z.strictObject({
+    ...(family === 'bitcoin' ? bitcoinNodeSchema : {}),
     /** default true; false keeps the entry but runs nothing (CHAIN_NOT_ENABLED) */
     enabled: z.boolean().default(true),
     /** tried in order: a timeout or transport error moves to the next one */
@@ -82,17 +98,25 @@ const chainEntrySchema = (family: ChainFamily) =>
     rpcTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
     /** how long a sent transaction may stay without an outcome before it is reported as stuck; default 30 minutes */
     stuckAfterMs: z.number().int().min(1_000).max(7 * 24 * 3_600_000).optional(),
+  }).refine((entry) => !('rpcAuth' in entry && entry.rpcAuth !== undefined) || ('kind' in entry && entry.kind === 'rpc'), {
+    message: 'rpcAuth is for kind "rpc" (Bitcoin Core); an Esplora URL needs none',
+    path: ['rpcAuth'],
   });
 
 export type EvmFeePolicy = z.infer<typeof evmFeesSchema>;
 export type BitcoinFeePolicy = z.infer<typeof bitcoinFeesSchema>;
 export type TronFeePolicy = z.infer<typeof tronFeesSchema>;
 export type XrpFeePolicy = z.infer<typeof xrpFeesSchema>;
+export type BitcoinRpcAuth = z.infer<typeof bitcoinRpcAuthSchema>;
 /** the `fees` of a chain's entry; each family's gateway reads its own (the schema matched the family) */
 export type FeePolicy = EvmFeePolicy | BitcoinFeePolicy | TronFeePolicy | XrpFeePolicy;
 
 export interface ChainSettings {
   enabled: boolean;
+  /** Bitcoin: the node API (absent: esplora) */
+  kind?: 'esplora' | 'rpc';
+  /** Bitcoin Core's credentials (kind rpc) */
+  rpcAuth?: BitcoinRpcAuth;
   rpcUrls: string[];
   confirmations?: number;
   accountXpub?: string;
@@ -129,7 +153,8 @@ export const parseChainsConfig = (document: unknown): ChainsConfig => {
       continue;
     }
     const parsed = chainEntrySchema(chain.family).safeParse(entry);
-    if (parsed.success) chains.set(chainId, parsed.data);
+    // the Bitcoin-only keys are spread in by family, which the inferred type cannot follow
+    if (parsed.success) chains.set(chainId, parsed.data as ChainSettings);
     else issues.push(...issuesAt(`chains.${chainId}`, parsed.error));
   }
   if (issues.length > 0) throw new ChainsConfigError(issues);

@@ -4,6 +4,7 @@ import { ChainsConfigError, nodeSettingsOf, type ChainSettings, type ChainsConfi
 import { createEvmGateway, evmRpcFor } from './evm/gateway.js';
 import type { ChainGateway } from './gateway.js';
 import { createBitcoinGateway } from './bitcoin/gateway.js';
+import { bitcoinCoreAuthorization, createBitcoinCoreGateway, type OwnOutputs } from './bitcoin/core-rpc-gateway.js';
 import { createHttpClient, type FetchLike } from './rpc/http.js';
 import { createTronGateway } from './tron/gateway.js';
 import { createXrpGateway } from './xrp/gateway.js';
@@ -12,12 +13,19 @@ import { createXrplRequester, rippledJsonRpc } from './xrp/requester.js';
 /**
  * Node gateways of the Bitcoin, Tron and XRP families from a CHAINS_CONFIG entry, in the shape of
  * `nodeGatewayFactories` below. `rpcUrls` are, per family:
- * Esplora base URLs (https://blockstream.info/api, a self-hosted electrs), java-tron full-node
+ * Esplora base URLs (https://blockstream.info/api, a self-hosted electrs) or, with `kind: "rpc"`,
+ * Bitcoin Core JSON-RPC URLs (http://bitcoind:8332), java-tron full-node
  * HTTP URLs (http://node:8090, https://api.trongrid.io), rippled JSON-RPC URLs
  * (http://rippled:51234, https://s1.ripple.com:51234). The first is preferred; timeouts, outages
  * and 5xx move to the next, with backoff (src/chains/rpc/failover.ts).
  */
-type Factory = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs' | 'fees'>, logger: Logger) => ChainGateway;
+type Factory = (chain: ChainDefinition, settings: Pick<ChainSettings, 'rpcUrls' | 'rpcTimeoutMs' | 'fees' | 'kind' | 'rpcAuth'>, logger: Logger, sources?: NodeGatewaySources) => ChainGateway;
+
+/** What some gateways take from the service's own history rather than from the node */
+export interface NodeGatewaySources {
+  /** Bitcoin over Core's RPC (kind rpc): the outputs the service was paid or paid itself */
+  bitcoinOwnOutputs?: OwnOutputs;
+}
 
 /** the network and the clock, replaced in tests */
 export interface NodeTransport {
@@ -26,12 +34,17 @@ export interface NodeTransport {
 }
 
 export const bitcoinTronXrpGatewayFactories = (transport: NodeTransport = {}): Partial<Record<ChainFamily, Factory>> => {
-  const httpClient = (endpoints: readonly string[], timeoutMs: number, logger: Logger, maxAttempts?: number) =>
-    createHttpClient({ endpoints, timeoutMs, logger, ...transport, ...(maxAttempts ? { maxAttempts } : {}) });
+  const httpClient = (endpoints: readonly string[], timeoutMs: number, logger: Logger, maxAttempts?: number, headers?: () => Record<string, string>) =>
+    createHttpClient({ endpoints, timeoutMs, logger, ...transport, ...(maxAttempts ? { maxAttempts } : {}), ...(headers ? { headers } : {}) });
   return {
     // each family's `fees` schema is its own (config.ts validated the entry by the chain's family)
-    bitcoin: (chain, settings, logger) =>
-      createBitcoinGateway({ chain, esplora: httpClient(settings.rpcUrls, settings.rpcTimeoutMs, logger), logger, fees: (settings.fees ?? {}) as BitcoinFeePolicy }),
+    bitcoin: (chain, settings, logger, sources) => {
+      const fees = (settings.fees ?? {}) as BitcoinFeePolicy;
+      if (settings.kind !== 'rpc') return createBitcoinGateway({ chain, esplora: httpClient(settings.rpcUrls, settings.rpcTimeoutMs, logger), logger, fees });
+      if (!sources?.bitcoinOwnOutputs) throw new ChainsConfigError([`chains.${chain.id}: kind "rpc" needs the service's own outputs, which this composition does not provide`]);
+      const node = httpClient(settings.rpcUrls, settings.rpcTimeoutMs, logger, undefined, bitcoinCoreAuthorization(settings.rpcAuth));
+      return createBitcoinCoreGateway({ chain, node, ownOutputs: sources.bitcoinOwnOutputs, logger, fees });
+    },
     tron: (chain, settings, logger) => createTronGateway({ chain, node: httpClient(settings.rpcUrls, settings.rpcTimeoutMs, logger), logger, fees: (settings.fees ?? {}) as TronFeePolicy }),
     xrp: (chain, settings, logger) => {
       // one client per server with a single attempt: the requester fails over between servers, also on rippled's "too busy"
@@ -44,10 +57,10 @@ export const bitcoinTronXrpGatewayFactories = (transport: NodeTransport = {}): P
 };
 
 export type NodeGateway = ChainGateway & { close?(): void };
-export type NodeGatewayFactory = (chain: ChainDefinition, settings: ChainSettings, logger: Logger) => NodeGateway;
+export type NodeGatewayFactory = (chain: ChainDefinition, settings: ChainSettings, logger: Logger, sources?: NodeGatewaySources) => NodeGateway;
 
 /**
- * Every family runs on real nodes: EVM over JSON-RPC, Bitcoin over Esplora, Tron over java-tron HTTP,
+ * Every family runs on real nodes: EVM over JSON-RPC, Bitcoin over Esplora or Core's JSON-RPC, Tron over java-tron HTTP,
  * XRP over rippled JSON-RPC; all behind one failover (src/chains/rpc/failover.ts).
  */
 export const nodeGatewayFactories: Partial<Record<ChainFamily, NodeGatewayFactory>> = {
@@ -59,14 +72,14 @@ export const nodeGatewayFactories: Partial<Record<ChainFamily, NodeGatewayFactor
  * One gateway per chain that CHAINS_CONFIG enables, over its (effective) definition: a gateway's
  * `chain` carries the confirmations the watchers follow.
  */
-export const createNodeGateways = (chains: readonly ChainDefinition[], config: ChainsConfig | null | undefined, logger: Logger): Map<string, NodeGateway> => {
+export const createNodeGateways = (chains: readonly ChainDefinition[], config: ChainsConfig | null | undefined, logger: Logger, sources: NodeGatewaySources = {}): Map<string, NodeGateway> => {
   const gateways = new Map<string, NodeGateway>();
   for (const chain of chains) {
     const settings = nodeSettingsOf(config, chain.id);
     if (!settings) continue;
     const factory = nodeGatewayFactories[chain.family];
     if (!factory) throw new ChainsConfigError([`chains.${chain.id}: this build has no node gateway for the ${chain.family} family`]);
-    gateways.set(chain.id, factory(chain, settings, logger.child({ chainId: chain.id })));
+    gateways.set(chain.id, factory(chain, settings, logger.child({ chainId: chain.id }), sources));
   }
   return gateways;
 };

@@ -59,6 +59,34 @@ describe('CHAINS_CONFIG', () => {
     expect(issuesOf({ networks: {} })).toEqual([expect.stringMatching(/^chains: /), expect.stringMatching(/networks/)]);
   });
 
+  it('Bitcoin runs on Esplora by default, or on Bitcoin Core (kind "rpc") with a user and password or the node\'s cookie file', () => {
+    const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
+    const BITCOIN_TESTNET = 'bip122:000000000933ea01ad0ee984209779ba';
+    const config = parseChainsConfig({
+      chains: {
+        [BITCOIN]: { kind: 'rpc', rpcUrls: ['http://bitcoind:8332'], rpcAuth: { user: 'ledgergate', password: 'secret' } },
+        [BITCOIN_TESTNET]: { kind: 'rpc', rpcUrls: ['http://bitcoind:18332'], rpcAuth: { cookieFile: '/var/lib/bitcoind/testnet3/.cookie' } },
+      },
+    });
+    expect(config.chains.get(BITCOIN)).toMatchObject({ kind: 'rpc', rpcAuth: { user: 'ledgergate', password: 'secret' } });
+    expect(config.chains.get(BITCOIN_TESTNET)).toMatchObject({ kind: 'rpc', rpcAuth: { cookieFile: '/var/lib/bitcoind/testnet3/.cookie' } });
+    expect(parseChainsConfig({ chains: { [BITCOIN]: { rpcUrls: ['https://electrs.example'] } } }).chains.get(BITCOIN)?.kind).toBe('esplora');
+    expect(
+      issuesOf({
+        chains: {
+          [BITCOIN]: { rpcUrls: ['https://electrs.example'], rpcAuth: { user: 'u', password: 'p' } },
+          [BITCOIN_TESTNET]: { kind: 'electrum', rpcUrls: ['http://bitcoind:18332'], rpcAuth: { user: 'u' } },
+          'eip155:1': { kind: 'rpc', rpcUrls: ['http://127.0.0.1:8545'] },
+        },
+      }),
+    ).toEqual([
+      `chains.${BITCOIN}.rpcAuth: rpcAuth is for kind "rpc" (Bitcoin Core); an Esplora URL needs none`,
+      expect.stringMatching(new RegExp(`^chains\\.${BITCOIN_TESTNET}\\.kind: `)),
+      expect.stringMatching(new RegExp(`^chains\\.${BITCOIN_TESTNET}\\.rpcAuth: `)),
+      'chains.eip155:1: Unrecognized key: "kind"',
+    ]);
+  });
+
   it('decides where each chain runs: configured on its nodes, the rest on the devnet outside production and nowhere in production', () => {
     const chains = parseChainsConfig({ chains: { 'eip155:1': { rpcUrls: ['http://a'], confirmations: 3 }, 'eip155:137': { enabled: false, rpcUrls: ['http://b'] } } });
     expect(chainBackend({ isProduction: true, chains }, 'eip155:1')).toBe('node');

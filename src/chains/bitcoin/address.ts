@@ -24,6 +24,15 @@ export const outputScriptOf = (recipient: string, network: ChainNetwork): Uint8A
   }
 };
 
+/** The address an output script pays on that network; undefined for scripts that pay no address (OP_RETURN, bare scripts). */
+export const addressOfOutputScript = (script: Uint8Array, network: ChainNetwork): string | undefined => {
+  try {
+    return address.fromOutputScript(script, bitcoinNetwork(network));
+  } catch {
+    return undefined;
+  }
+};
+
 /** BIP84 native segwit: coin type 0' on mainnet, 1' on testnet. */
 export const bitcoinAddresses: AddressCodec = {
   family: 'bitcoin',

@@ -4,22 +4,21 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BitcoinFeePolicy } from '../config.js';
 import { classifyBitcoinAnswer } from './broadcast-answers.js';
 import { BroadcastRejectedError, type BlockHeader, type BlockTransfer, type ChainGateway, type TransactionStatus } from '../gateway.js';
-import { p2wpkhVirtualSize } from './spend-planning.js';
+import { bitcoinFeeEstimate, DEFAULT_FEE_TARGET_BLOCKS } from './fee-rate.js';
+import { txidToBroadcast } from './transactions.js';
 import { RpcHttpError, type HttpClient } from '../rpc/http.js';
 import type { Logger } from '../../log.js';
 
 /**
  * Bitcoin over an **Esplora** HTTP API (Blockstream's esplora/electrs, mempool.space; API:
- * github.com/Blockstream/esplora/blob/master/API.md). Chosen over Bitcoin Core's JSON-RPC because
- * the service asks by address (outputs and balances of deposit addresses derived from an xpub):
- * Esplora indexes addresses, whereas Core would need every address imported into a watch-only
- * wallet (or a slow `scantxoutset` over the whole UTXO set per question). Several Esplora
- * instances (a self-hosted electrs first, a public one behind it) give failover.
+ * github.com/Blockstream/esplora/blob/master/API.md). Esplora indexes addresses, so the outputs
+ * and balances of deposit addresses are asked of it directly. Several Esplora instances (a
+ * self-hosted electrs first, a public one behind it) give failover. The other Bitcoin gateway,
+ * over Bitcoin Core's JSON-RPC (core-rpc-gateway.ts), needs no address index: it keeps the
+ * service's outputs from the service's own history.
  */
 
 const ESPLORA_PAGE_SIZE = 25;
-/** the confirmation target (blocks) the fee rate is taken for */
-const DEFAULT_FEE_TARGET_BLOCKS = 3;
 
 const blockSchema = z.object({ id: z.string(), height: z.number(), previousblockhash: z.string().nullable().optional(), timestamp: z.number(), tx_count: z.number() });
 const statusSchema = z.object({ confirmed: z.boolean(), block_height: z.number().optional(), block_hash: z.string().optional() });
@@ -49,7 +48,6 @@ export const feeRateForTarget = (estimates: Record<string, number>, targetBlocks
   return BigInt(Math.max(1, Math.ceil(estimates[String(chosen)]!)));
 };
 
-/** Esplora relays sendrawtransaction's refusals as "sendrawtransaction RPC error: {…}": these mean it already has the transaction. */
 /** Esplora's answer to GET /tx/:txid/outspend/:vout */
 const outspendSchema = z.object({ spent: z.boolean(), txid: z.string().optional(), status: z.object({ confirmed: z.boolean(), block_height: z.number().optional() }).optional() });
 
@@ -60,13 +58,6 @@ export interface BitcoinGatewayOptions {
   /** CHAINS_CONFIG's `fees`: the confirmation target and the bounds of the rate signed */
   fees?: BitcoinFeePolicy;
 }
-
-/** The policy's bounds applied to an estimated rate (sat/vB). */
-export const boundedFeeRate = (rate: bigint, fees: BitcoinFeePolicy = {}): bigint => {
-  if (fees.maxFeeRateSatPerVbyte !== undefined && rate > BigInt(fees.maxFeeRateSatPerVbyte)) return BigInt(fees.maxFeeRateSatPerVbyte);
-  if (fees.minFeeRateSatPerVbyte !== undefined && rate < BigInt(fees.minFeeRateSatPerVbyte)) return BigInt(fees.minFeeRateSatPerVbyte);
-  return rate;
-};
 
 export const createBitcoinGateway = ({ chain, esplora, logger, fees = {} }: BitcoinGatewayOptions): ChainGateway => {
   const feeTargetBlocks = fees.feeTargetBlocks ?? DEFAULT_FEE_TARGET_BLOCKS;
@@ -143,20 +134,10 @@ export const createBitcoinGateway = ({ chain, esplora, logger, fees = {} }: Bitc
 
     requiresDestinationTag: async () => false,
 
-    estimateFee: async () => {
-      const estimated = feeRateForTarget(feeEstimatesSchema.parse(await must(esplora.json('/fee-estimates'), '/fee-estimates')), feeTargetBlocks);
-      const rate = boundedFeeRate(estimated, fees);
-      // one P2WPKH input, recipient and change: what the processor's coin selection starts from
-      return { fee: p2wpkhVirtualSize(1, 2) * rate, parameters: { feeRateSatPerVbyte: String(rate) } };
-    },
+    estimateFee: async () => bitcoinFeeEstimate(feeRateForTarget(feeEstimatesSchema.parse(await must(esplora.json('/fee-estimates'), '/fee-estimates')), feeTargetBlocks), fees),
 
     broadcast: async (raw) => {
-      let txHash: string;
-      try {
-        txHash = Transaction.fromHex(raw).getId();
-      } catch (error) {
-        throw new BroadcastRejectedError(`not a Bitcoin transaction: ${(error as Error).message}`);
-      }
+      const txHash = txidToBroadcast(raw);
       try {
         const answer = await esplora.text('/tx', raw);
         if (answer === null) throw new BroadcastRejectedError('the node does not accept transactions (404 on POST /tx)');

@@ -2,6 +2,7 @@ import ecc from '@bitcoinerlab/secp256k1';
 import { address, payments, Psbt, script, Transaction, type Signer as PsbtSigner } from 'bitcoinjs-lib';
 import { InvalidTransactionError, type ChainNetwork, type DecodedTransfer, type PreviousOutput, type TransactionCodec } from '../../catalog/chain.js';
 import { bitcoinNetwork, outputScriptOf } from './address.js';
+import { BroadcastRejectedError } from '../gateway.js';
 
 /** Outputs below this are refused by nodes' relay policy (the classic P2PKH dust limit, used for every output). */
 export const DUST_LIMIT_SATS = 546n;
@@ -146,4 +147,13 @@ export const bitcoinTransactions: TransactionCodec = {
     if (fee < 0n) throw new InvalidTransactionError(`the outputs spend ${-fee} sat more than the inputs hold`);
     return { hash: transaction.getId(), from, transfers, fee, nonce: null, spends };
   },
+};
+
+/** The txid of a signed transaction about to be sent; what is no Bitcoin transaction is refused before any node sees it. */
+export const txidToBroadcast = (raw: string): string => {
+  try {
+    return Transaction.fromHex(raw).getId();
+  } catch (error) {
+    throw new BroadcastRejectedError(`not a Bitcoin transaction: ${(error as Error).message}`);
+  }
 };

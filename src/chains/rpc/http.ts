@@ -42,7 +42,8 @@ export interface HttpClientOptions extends FailoverOptions {
   endpoints: readonly string[];
   fetch?: FetchLike;
   logger?: Logger;
-  headers?: Record<string, string>;
+  /** sent with every request; a function is asked each time (credentials a node rewrites, like Bitcoin Core's cookie) */
+  headers?: Record<string, string> | (() => Record<string, string>);
 }
 
 export interface HttpClient {
@@ -65,12 +66,14 @@ export const createHttpClient = (options: HttpClientOptions): HttpClient => {
       options.onRetry ??
       ((failure) => options.logger?.warn('node request failed, retrying', { endpoint: failure.endpoint, attempt: failure.attempt, error: failure.error.message, delayMs: failure.delayMs })),
   });
-  const headers = { accept: 'application/json', ...options.headers };
+  const extraHeaders = options.headers;
+  const headersNow = (): Record<string, string> => ({ accept: 'application/json', ...(typeof extraHeaders === 'function' ? extraHeaders() : extraHeaders) });
 
   /** one exchange with one endpoint: status and body, transient statuses thrown for the failover */
   const exchange = (path: string, body: string | undefined) =>
     run(async (endpoint, signal) => {
       const url = join(endpoint, path);
+      const headers = headersNow();
       let response;
       try {
         response = await fetchLike(url, {
