@@ -55,17 +55,25 @@ export const replaceByFee = (signer: Signer, stuck: StuckWithdrawal): Replacemen
   const outputs: BitcoinOutput[] = original.outs.map((output) => ({ address: address.fromOutputScript(output.script, bitcoinNetwork(chain.network)), amount: output.value }));
   const replacedFee = sum(inputs.map((input) => input.amount)) - sum(outputs.map((output) => output.amount));
 
-  // a replacement has the original's shape, so its size is the original's (signatures differ by a byte at most)
+  // a replacement has the original's shape, so its size is about the original's: a signature may be a
+  // byte longer (a high R), and BIP125 rule 4 counts the replacement's own size, so it is measured once signed
   const virtualSize = BigInt(original.virtualSize());
-  const fee = [virtualSize * stuck.feeRateSatPerVbyte, replacedFee + virtualSize * INCREMENTAL_RELAY_SAT_PER_VBYTE].reduce((a, b) => (a > b ? a : b));
   const changeIndex = outputs.findIndex((output) => output.address === stuck.changeAddress);
   if (changeIndex < 0) throw new CannotReplaceError('the transaction has no change output to pay a higher fee from');
-  const change = outputs[changeIndex]!.amount - (fee - replacedFee);
-  if (change < 0n) throw new CannotReplaceError(`the change (${outputs[changeIndex]!.amount} sat) cannot pay ${fee - replacedFee} sat more`);
-  // change that would be dust goes to the miners too (it would cost more to spend than it holds)
-  const replacementOutputs = change < DUST_LIMIT_SATS ? outputs.filter((_, index) => index !== changeIndex) : outputs.map((output, index) => (index === changeIndex ? { ...output, amount: change } : output));
-
-  const { raw, txHash } = signer.signBitcoinTransfer(chain, inputs, replacementOutputs);
-  const paidFee = sum(inputs.map((input) => input.amount)) - sum(replacementOutputs.map((output) => output.amount));
-  return { raw, txHash, fee: paidFee, replacedFee, outputs: replacementOutputs };
+  const signedAt = (fee: bigint) => {
+    const change = outputs[changeIndex]!.amount - (fee - replacedFee);
+    if (change < 0n) throw new CannotReplaceError(`the change (${outputs[changeIndex]!.amount} sat) cannot pay ${fee - replacedFee} sat more`);
+    // change that would be dust goes to the miners too (it would cost more to spend than it holds)
+    const replacementOutputs = change < DUST_LIMIT_SATS ? outputs.filter((_, index) => index !== changeIndex) : outputs.map((output, index) => (index === changeIndex ? { ...output, amount: change } : output));
+    const { raw, txHash } = signer.signBitcoinTransfer(chain, inputs, replacementOutputs);
+    const paidFee = sum(inputs.map((input) => input.amount)) - sum(replacementOutputs.map((output) => output.amount));
+    return { raw, txHash, fee: paidFee, replacedFee, outputs: replacementOutputs };
+  };
+  let fee = [virtualSize * stuck.feeRateSatPerVbyte, replacedFee + virtualSize * INCREMENTAL_RELAY_SAT_PER_VBYTE].reduce((a, b) => (a > b ? a : b));
+  for (let attempt = 0; ; attempt++) {
+    const replacement = signedAt(fee);
+    const least = replacedFee + BigInt(Transaction.fromHex(replacement.raw).virtualSize()) * INCREMENTAL_RELAY_SAT_PER_VBYTE;
+    if (replacement.fee >= least || attempt >= 3) return replacement;
+    fee = least; // re-signed, its size may move by a byte again
+  }
 };

@@ -148,6 +148,20 @@ describe('replace-by-fee of a stuck withdrawal', () => {
     expect(asked).toEqual(['POST /tx']);
   });
 
+  it('BIP125 rule 4 counts the replacement\'s own size: a replacement whose signature came out a byte longer pays for that byte too', () => {
+    // found by search: the original's signature is 71 bytes (140 vB), the first replacement's 72 (141 vB)
+    const shorter = signer.signBitcoinTransfer(bitcoin, [{ wallet, ...funding, sequence: BIP125_REPLACEABLE_SEQUENCE }], [
+      { address: RECIPIENT, amount: 60_000n },
+      { address: CHANGE, amount: 125_000n - 60_000n - 335n },
+    ]);
+    expect(Transaction.fromHex(shorter.raw).virtualSize()).toBe(140);
+    const replacement = replaceByFee(signer, { chain: bitcoin, raw: shorter.raw, spentOutput, changeAddress: CHANGE, feeRateSatPerVbyte: 1n });
+    const replacementSize = BigInt(Transaction.fromHex(replacement.raw).virtualSize());
+    expect(replacementSize).toBe(141n);
+    expect(replacement.replacedFee).toBe(335n);
+    expect(replacement.fee - replacement.replacedFee).toBeGreaterThanOrEqual(replacementSize); // what Core asks: else "insufficient fee"
+  });
+
   it('a bump the change cannot pay is refused, as is a transaction spending foreign outputs', () => {
     expect(() => replaceByFee(signer, { chain: bitcoin, raw: stuck.raw, spentOutput, changeAddress: CHANGE, feeRateSatPerVbyte: 1_000n })).toThrow(CannotReplaceError);
     expect(() => replaceByFee(signer, { chain: bitcoin, raw: stuck.raw, spentOutput: () => undefined, changeAddress: CHANGE, feeRateSatPerVbyte: 19n })).toThrow(/not one of the organization's/);
