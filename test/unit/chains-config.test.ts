@@ -5,6 +5,8 @@ import { checkConfiguredKeys, ChainsConfigError, parseChainsConfig } from '../..
 import { eip1559Estimate, gasLimitFromEstimate, gweiToWei } from '../../src/chains/evm/fees.js';
 import { createNonceTracker, NONCE_MEMORY_MS } from '../../src/chains/evm/nonces.js';
 import { findChain } from '../../src/catalog/registry.js';
+import { createNodeGateways } from '../../src/chains/node-gateways.js';
+import { silentLogger } from '../../src/log.js';
 import { createSigner } from '../../src/chains/signer/signer.js';
 
 const issuesOf = (document: unknown): string[] => {
@@ -85,6 +87,14 @@ describe('CHAINS_CONFIG', () => {
       expect.stringMatching(new RegExp(`^chains\\.${BITCOIN_TESTNET}\\.rpcAuth: `)),
       'chains.eip155:1: Unrecognized key: "kind"',
     ]);
+  });
+
+  it('builds the Bitcoin Core gateway for kind "rpc" only with the service\'s own outputs to give it', () => {
+    const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
+    const config = parseChainsConfig({ chains: { [BITCOIN]: { kind: 'rpc', rpcUrls: ['http://bitcoind:8332'], rpcAuth: { user: 'u', password: 'p' } } } });
+    const chains = [findChain(BITCOIN)!];
+    expect(() => createNodeGateways(chains, config, silentLogger)).toThrow(/kind "rpc" needs the service's own outputs/);
+    expect(createNodeGateways(chains, config, silentLogger, { bitcoinOwnOutputs: async () => [] }).get(BITCOIN)?.chain.id).toBe(BITCOIN);
   });
 
   it('decides where each chain runs: configured on its nodes, the rest on the devnet outside production and nowhere in production', () => {
