@@ -8,8 +8,9 @@ import type { Database } from '../db/database.js';
 /**
  * The outputs the service knows were paid to its Bitcoin addresses, from its own history (the
  * read models of its events): every deposit it detected, and every output of its own signed
- * withdrawal transactions (their change, replacements included). Spent or not: the node's UTXO
- * set says which still are (the Bitcoin Core gateway asks `gettxout` of each).
+ * withdrawal transactions (their change, replacements included). Those a completed withdrawal
+ * spent are left out (its transaction is at depth); of the rest the node's UTXO set says which
+ * are still unspent (the Bitcoin Core gateway asks `gettxout` of each).
  */
 export const bitcoinOwnOutputs =
   (db: Kysely<Database>): OwnOutputs =>
@@ -19,10 +20,13 @@ export const bitcoinOwnOutputs =
     const wanted = new Set(addresses);
     const deposits = await db.selectFrom('deposits').select(['tx_hash', 'output_index']).where('chain_id', '=', chainId).where('to_address', 'in', [...wanted]).execute();
     const outputs = deposits.map((row) => ({ txHash: row.tx_hash, index: row.output_index }));
-    const withdrawals = await db.selectFrom('withdrawals').select('state').where('chain_id', '=', chainId).where('status', 'in', ['Processing', 'Completed', 'Failed']).execute();
-    for (const { state } of withdrawals) {
+    const withdrawals = await db.selectFrom('withdrawals').select(['status', 'state']).where('chain_id', '=', chainId).where('status', 'in', ['Processing', 'Completed', 'Failed']).execute();
+    // a replacement spends the same inputs as what it replaced: the signed transaction's are the completed one's
+    const spent = new Set(withdrawals.flatMap(({ status, state }) => (status === 'Completed' ? (state.signedTransaction?.inputs ?? []).map((input) => `${input.txHash}:${input.index}`) : [])));
+    for (const { status, state } of withdrawals) {
       for (const transaction of [state.signedTransaction, ...(state.replacedTransactions ?? [])]) {
-        if (!transaction) continue;
+        // of a completed withdrawal, only the transaction that was mined made outputs
+        if (!transaction || (status === 'Completed' && transaction.txHash !== state.txnHash)) continue;
         const tx = Transaction.fromHex(transaction.raw);
         tx.outs.forEach((output, index) => {
           const paidTo = addressOfOutputScript(output.script, chain.network);
@@ -30,5 +34,5 @@ export const bitcoinOwnOutputs =
         });
       }
     }
-    return outputs;
+    return outputs.filter((output) => !spent.has(`${output.txHash}:${output.index}`));
   };

@@ -168,6 +168,13 @@ describe('Bitcoin over Core JSON-RPC, on an in-process bcoin regtest node', { ti
     expect(await onNode(original.txHash)).toBe('unknown');
     expect(await gateway.transactionStatus(original.txHash)).toEqual({ status: 'not_found' });
     expect(await ledger()).toMatchObject({ available: before.available - 5_000_000n - BigInt(replacement.fee), held: before.held });
+    // what the service asks the node about: the mined replacement's change, not the original's nor the inputs they spent
+    for (const runner of fixture.runners) await runner.catchUp();
+    const { byAddress } = await bitcoinWalletsOf(processing(), fixture.orgId);
+    const asked = await bitcoinOwnOutputs(fixture.infrastructure.db)(BITCOIN_TESTNET, [...byAddress.keys()]);
+    expect(asked.map((output) => output.txHash)).not.toContain(original.txHash);
+    expect(asked.map((output) => `${output.txHash}:${output.index}`)).not.toContain(`${original.inputs![0]!.txHash}:${original.inputs![0]!.index}`);
+    expect(asked.map((output) => output.txHash)).toContain(replacement.txHash);
   });
 
   it('a double spend: refused by the node and read as a conflict; once the first spend is deep, proven never to happen', async () => {
