@@ -1,7 +1,7 @@
 /**
  * A sliding-window counter per key (the previous fixed window, weighted by how much of it still
  * overlaps, plus the current one). Memory is bounded: stale keys are dropped, and past `maxKeys`
- * the oldest are evicted.
+ * the oldest are evicted. Only a recorded hit stores a key.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; current: number; previous: number }>();
@@ -16,6 +16,8 @@ export class RateLimiter {
 
   /** whether one more hit is allowed now, and if not, in how many whole seconds to retry */
   check(key: string): { allowed: true } | { allowed: false; retryAfterSeconds: number } {
+    // a key never hit is allowed without being stored: checking alone never evicts another key's count
+    if (!this.windows.has(key)) return { allowed: true };
     const window = this.windowFor(key);
     const elapsed = this.now() - window.start;
     const weight = 1 - elapsed / this.windowMs;

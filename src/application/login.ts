@@ -38,6 +38,17 @@ export const acceptTotpCode = async (
   await handleCommand(services, streams.totpUse(user.userId), totpUseDecider, { type: 'AcceptTotpCode', userId: user.userId, timeStep, purpose }, metadata);
 };
 
+/**
+ * The refusal of a login whose username names no active user: the same code and message as a wrong
+ * password (no username oracle), told apart only in process, so failures of names nobody has are
+ * counted apart from real users' (login-limits.ts).
+ */
+export class UnknownUsername extends DomainError {
+  constructor() {
+    super('UNAUTHORIZED', 'Invalid username or password');
+  }
+}
+
 export const login = async (
   services: OrganizationServices,
   input: { username: string; password: string; totpCode: string },
@@ -46,7 +57,8 @@ export const login = async (
   const found = await findUser(services, input.username);
   // the same slow hash runs whether or not the user exists: no timing oracle for usernames
   const passwordMatches = await verifyPassword(input.password, found?.user.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!found || !passwordMatches) throw new DomainError('UNAUTHORIZED', 'Invalid username or password');
+  if (!found) throw new UnknownUsername();
+  if (!passwordMatches) throw new DomainError('UNAUTHORIZED', 'Invalid username or password');
   const { user, orgId } = found;
   await acceptTotpCode(services, user, input.totpCode, 'login', { ...metadata, actor: user.userId, orgId });
   return { accessToken: await issueAccessToken(services.keyring.jwtKey, { userId: user.userId, orgId }, services.clock()), userId: user.userId };

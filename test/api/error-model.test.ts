@@ -107,4 +107,13 @@ describe('rate limiting (CONTRACT §1, §3)', () => {
     expect(blocked).toMatchObject({ status: 429, body: { error: 'RATE_LIMITED' } });
     expect(blocked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
   });
+
+  it('limits failed logins of a username nobody has the same way (401, then 429: no username oracle)', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const wrong = await service.request('POST', '/auth/login', { body: { username: 'nobody-here', password: 'wrong', totpCode: '000000' } });
+      expect(wrong).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Invalid username or password' } });
+    }
+    const blocked = await service.request('POST', '/auth/login', { body: { username: 'NOBODY-HERE', password: 'wrong', totpCode: '000000' } });
+    expect(blocked).toMatchObject({ status: 429, body: { error: 'RATE_LIMITED' } });
+  });
 });

@@ -41,4 +41,11 @@ describe('rate limiter (sliding window)', () => {
     for (let i = 0; i < 100; i++) limiter.take(`k${i}`);
     expect((limiter as unknown as { windows: Map<string, unknown> }).windows.size).toBe(10);
   });
+
+  it('stores no key for a check alone, so checks of fresh keys never evict a counted one', () => {
+    const limiter = new RateLimiter(1, 60_000, () => 0, 2);
+    limiter.record('counted');
+    for (let i = 0; i < 10; i++) expect(limiter.check(`fresh${i}`).allowed).toBe(true);
+    expect(limiter.check('counted').allowed).toBe(false);
+  });
 });

@@ -1,4 +1,4 @@
-import { login } from '../../application/login.js';
+import { login, UnknownUsername } from '../../application/login.js';
 import type { OrganizationServices } from '../../application/organizations.js';
 import { DomainError } from '../../errors.js';
 import { rateLimited } from '../middleware/rate-limit.js';
@@ -19,7 +19,7 @@ export const loginRoutes = (services: OrganizationServices, limits: LoginLimits)
       limits.succeeded(body.username, address);
       return c.json({ accessToken: checked.done.accessToken }, 200);
     } catch (error) {
-      if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) limits.failed(body.username, address);
+      if (error instanceof DomainError && (error.code === 'UNAUTHORIZED' || error.code === 'INVALID_TOTP')) limits.failed(body.username, address, { knownUser: !(error instanceof UnknownUsername) });
       throw error;
     }
   });

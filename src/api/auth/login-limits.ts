@@ -18,15 +18,49 @@ export const clientAddressOf = (c: Context): string => {
   return env?.incoming?.socket?.remoteAddress ?? env?.server?.incoming?.socket?.remoteAddress ?? 'unknown';
 };
 
+/** failure counters kept per kind (real users', noise) and per limit; past it the oldest of that kind are forgotten */
+export const MAX_LOGIN_COUNTERS = 100_000;
+
+/**
+ * Failure counters per username + address and per username. Failures of real users and failures of
+ * usernames nobody has ("noise") are kept in separate bounded maps, each evicting only its own
+ * keys: a flood of random usernames can fill the noise maps, never forget a real user's count. A
+ * check reads both (a username can become real, or stop being), and never stores a key.
+ */
+class FailureCounters {
+  private readonly real: RateLimiter;
+  private readonly noise: RateLimiter;
+
+  constructor(limitPerMinute: number, now: () => number, maxKeys: number) {
+    this.real = new RateLimiter(limitPerMinute, 60_000, now, maxKeys);
+    this.noise = new RateLimiter(limitPerMinute, 60_000, now, maxKeys);
+  }
+
+  check(key: string): ReturnType<RateLimiter['check']> {
+    const real = this.real.check(key);
+    return real.allowed ? this.noise.check(key) : real;
+  }
+
+  record(key: string, knownUser: boolean): void {
+    (knownUser ? this.real : this.noise).record(key);
+  }
+
+  reset(key: string): void {
+    this.real.reset(key);
+    this.noise.reset(key);
+  }
+}
+
 /**
  * CONTRACT §3: failed logins are limited per username AND client address, so one address guessing
  * wrong is refused (429) while the person, from their own address, still gets in. Failures of a
  * username from everywhere only slow its logins down (up to MAX_LOGIN_SLOWDOWN_MS), never block
- * them: nobody can lock an approver out by failing on purpose.
+ * them: nobody can lock an approver out by failing on purpose. Unknown usernames are limited the
+ * same way (no username oracle), in counters of their own (FailureCounters).
  */
 export class LoginLimits {
-  private readonly perAddress: RateLimiter;
-  private readonly perUsername: RateLimiter;
+  private readonly perAddress: FailureCounters;
+  private readonly perUsername: FailureCounters;
   private checking = 0;
 
   constructor(
@@ -34,9 +68,10 @@ export class LoginLimits {
     now: () => number,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     private readonly maxConcurrentChecks = MAX_CONCURRENT_PASSWORD_CHECKS,
+    maxCounters = MAX_LOGIN_COUNTERS,
   ) {
-    this.perAddress = new RateLimiter(limitPerMinute, 60_000, now);
-    this.perUsername = new RateLimiter(limitPerMinute, 60_000, now);
+    this.perAddress = new FailureCounters(limitPerMinute, now, maxCounters);
+    this.perUsername = new FailureCounters(limitPerMinute, now, maxCounters);
   }
 
   /** refused (with when to retry), or allowed after the username's slow-down */
@@ -60,9 +95,10 @@ export class LoginLimits {
     }
   }
 
-  failed(username: string, address: string): void {
-    this.perAddress.record(this.addressKey(username, address));
-    this.perUsername.record(this.usernameKey(username));
+  /** a failed login; `knownUser` false when the username names no user (counted apart, as noise) */
+  failed(username: string, address: string, { knownUser }: { knownUser: boolean }): void {
+    this.perAddress.record(this.addressKey(username, address), knownUser);
+    this.perUsername.record(this.usernameKey(username), knownUser);
   }
 
   succeeded(username: string, address: string): void {
