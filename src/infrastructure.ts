@@ -13,6 +13,7 @@ import type { Logger } from './log.js';
 import { readModelMigrations } from './projections/migrations/index.js';
 import { devnetMigrations } from './chains/devnet/migrations/index.js';
 import { chainWatcherMigrations } from './processes/deposit-watcher/migrations/index.js';
+import { sweeperMigrations } from './processes/sweeper/migrations/index.js';
 import { loadKeyring, type Keyring } from './security/keyring.js';
 
 /** The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place. */
@@ -32,9 +33,10 @@ export interface Infrastructure {
 /**
  * The service's own tables, each owner's set in turn (the event store's is migrated with the store).
  * The sets that moved out of the read models' go first: their bookkeeping rows must leave its table
- * before its migrator checks that every migration it recorded is still in the set.
+ * before its migrator checks that every migration it recorded is still in the set. The sweepers'
+ * too: it takes over retry schedules from `sweep_queue` columns the read models' set then drops.
  */
-export const SERVICE_MIGRATION_SETS = [devnetMigrations, chainWatcherMigrations, readModelMigrations] as const;
+export const SERVICE_MIGRATION_SETS = [devnetMigrations, chainWatcherMigrations, sweeperMigrations, readModelMigrations] as const;
 
 export const migrateServiceTables = async (pool: pg.Pool): Promise<string[]> => {
   const applied: string[] = [];

@@ -7,7 +7,7 @@ import type { BalancesTable } from './tables/balances.js';
 import type { DepositsTable } from './tables/deposits.js';
 import type { OrganizationsTable } from './tables/organizations.js';
 import type { ProjectionCheckpointsTable } from './tables/projection-checkpoints.js';
-import type { SweepQueueTable, SweepsTable } from './tables/sweeps.js';
+import type { SweepAttemptsTable, SweepQueueTable, SweepsTable } from './tables/sweeps.js';
 import type { UsersTable } from './tables/users.js';
 import type { WebhookAttemptsTable } from './tables/webhook-attempts.js';
 import type { WebhookDeliveriesTable } from './tables/webhook-deliveries.js';
@@ -25,6 +25,7 @@ export interface Database {
   deposits: DepositsTable;
   balances: BalancesTable;
   sweep_queue: SweepQueueTable;
+  sweep_attempts: SweepAttemptsTable;
   sweeps: SweepsTable;
   withdrawals: WithdrawalsTable;
   audit_streams: AuditStreamsTable;

@@ -6,11 +6,17 @@ import { chainWatcherMigrations } from '../../src/processes/deposit-watcher/migr
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
+/** read models' migrations that came after the move, and the sweepers' set they go with */
+const LANDED_SINCE = ['20261125T1700-sweep-queue-closed-by-events'];
+const SWEEPER_MIGRATIONS = ['20261125T1700-sweep-attempts'];
+
 /** The read models' set as it was before the devnet's and the watchers' tables got sets of their own. */
 const readModelsBeforeTheMove: MigrationSet = {
   schema: 'public',
   migrations: Object.fromEntries(
-    Object.entries({ ...readModelMigrations.migrations, ...devnetMigrations.migrations, ...chainWatcherMigrations.migrations }).sort(([a], [b]) => a.localeCompare(b)),
+    Object.entries({ ...readModelMigrations.migrations, ...devnetMigrations.migrations, ...chainWatcherMigrations.migrations })
+      .filter(([name]) => !LANDED_SINCE.includes(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
   ),
 };
 
@@ -27,6 +33,7 @@ describe('migration sets per owner', () => {
     await migrateServiceTables(database.pool);
     expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
     expect(await recorded(database, 'chain_watcher_migration')).toEqual(['20261122T1900-chain-watchers']);
+    expect(await recorded(database, 'sweeper_migration')).toEqual(SWEEPER_MIGRATIONS);
     expect(await recorded(database, 'kysely_migration')).toEqual(Object.keys(readModelMigrations.migrations).sort());
     // a second start applies nothing
     expect(await migrateServiceTables(database.pool)).toEqual([]);
@@ -40,10 +47,39 @@ describe('migration sets per owner', () => {
     // two processes starting at once on the upgraded code
     const applied = await Promise.all([migrateServiceTables(database.pool), migrateServiceTables(database.pool)]);
 
-    expect(applied).toEqual([[], []]);
+    // only what landed since: once, in one process or the other
+    expect(applied.flat().sort()).toEqual([...LANDED_SINCE, ...SWEEPER_MIGRATIONS].sort());
     expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
     expect(await recorded(database, 'chain_watcher_migration')).toEqual(['20261122T1900-chain-watchers']);
     expect(await recorded(database, 'kysely_migration')).toEqual(Object.keys(readModelMigrations.migrations).sort());
     expect((await database.pool.query('select next_block from chain_watcher_cursors')).rows).toEqual([{ next_block: '42' }]);
+  });
+
+  it('an upgrade hands the sweeper\'s schedules over from sweep_queue to sweep_attempts, and keeps the queue\'s rows', async () => {
+    database = await createTestDatabase('sets_sweeps');
+    await migrateToLatest(database.pool, readModelsBeforeTheMove);
+    await database.pool.query(`insert into sweep_queue (chain_id, tx_hash, output_index, seq, queued_at, next_attempt_at, attempts, done_at) values
+      ('eip155:1', '0xa1', 0, 1, '2026-11-24T10:00:00Z', '2026-11-24T10:00:00Z', 0, null),
+      ('eip155:1', '0xa2', 0, 2, '2026-11-24T10:00:00Z', '2026-11-24T10:05:00Z', 3, null),
+      ('eip155:1', '0xa3', 0, 3, '2026-11-24T10:00:00Z', '2026-11-24T10:00:30Z', 0, null),
+      ('eip155:1', '0xa4', 0, 4, '2026-11-24T10:00:00Z', '2026-11-24T10:00:00Z', 0, '2026-11-24T10:01:00Z')`);
+
+    await migrateServiceTables(database.pool);
+
+    const queue = await database.pool.query('select tx_hash, done_at from sweep_queue order by seq');
+    expect(queue.rows.map((row) => [row.tx_hash, row.done_at?.toISOString() ?? null])).toEqual([
+      ['0xa1', null],
+      ['0xa2', null],
+      ['0xa3', null],
+      ['0xa4', '2026-11-24T10:01:00.000Z'],
+    ]);
+    expect(queue.fields.map((field) => field.name)).toEqual(['tx_hash', 'done_at']);
+    const attempts = await database.pool.query('select tx_hash, attempts, next_attempt_at, done_at from sweep_attempts order by tx_hash');
+    expect(attempts.rows).toEqual([
+      { tx_hash: '0xa2', attempts: 3, next_attempt_at: new Date('2026-11-24T10:05:00Z'), done_at: null },
+      { tx_hash: '0xa3', attempts: 0, next_attempt_at: new Date('2026-11-24T10:00:30Z'), done_at: null },
+    ]);
+    const columns = await database.pool.query(`select column_name from information_schema.columns where table_name = 'sweep_queue' order by ordinal_position`);
+    expect(columns.rows.map((row) => row.column_name)).toEqual(['chain_id', 'tx_hash', 'output_index', 'seq', 'queued_at', 'done_at']);
   });
 });

@@ -123,7 +123,11 @@ describe('projection batches: accounts, deposits, sweep queue, sweeps', () => {
     // the queue: credited deposits on chains with sweeps only (not Bitcoin, not unattributed or dust)
     const queued = [scenario.ethereum, scenario.usdt, scenario.reorged, scenario.failing, scenario.skipped].map((transfer) => transfer.txHash).sort();
     expect(sweepQueue.map((row) => row.tx_hash).sort()).toEqual(queued);
-    expect(sweepQueue.every((row) => row.attempts === 0 && row.done_at === null)).toBe(true);
+    // a row is closed by its sweep's final event (confirmed, skipped, failed), at that event's time
+    const sweepEnds = await eventsOf({ types: ['SweepConfirmed', 'SweepSkipped', 'SweepFailed'] });
+    const endedAt = new Map(sweepEnds.map((event) => [(event.data as { txHash: string }).txHash, Object.entries(event.data as Record<string, unknown>).find(([key]) => /(confirmed|skipped|failed)At$/.test(key))![1]]));
+    expect(endedAt.size).toBeGreaterThan(0);
+    for (const row of sweepQueue) expect(row.done_at?.toISOString() ?? null).toBe(endedAt.get(row.tx_hash) ?? null);
 
     const sweepOf = (txHash: string) => sweeps.find((row) => row.tx_hash === txHash);
     expect(sweepOf(scenario.usdt.txHash)).toMatchObject({

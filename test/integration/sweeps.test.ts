@@ -16,6 +16,8 @@ import { BALANCES_PROJECTION } from '../../src/projections/balances.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { SWEEP_QUEUE_PROJECTION } from '../../src/projections/sweep-queue.js';
 import { SWEEPS_PROJECTION } from '../../src/projections/sweeps.js';
+import { rebuildProjection } from '../../src/projections/checkpoint.js';
+import { sql } from 'kysely';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
 const ETHEREUM = 'eip155:1';
@@ -251,5 +253,34 @@ describe('sweeps', () => {
       const gas = await infrastructure.store.readStream(streams.withdrawalGas(withdrawal.id));
       expect(gas.map((event) => event.type)).not.toContain('WithdrawalGasTopUpFailed');
     }
+  });
+
+  it('rebuilding every projection from position 0 gives back the same tables after sweeps ran (worker outcomes included)', async () => {
+    const crashAfterRecording = async () => {
+      throw new Error('crash after recording');
+    };
+    // one more sweep that failed once (its attempt count and retry time are the worker's) and one waiting for gas
+    const failing = await deposit(BSC, 'native', 10n ** 17n + 7n);
+    const failOnce = sweeper(BSC, { services: sweepServices(BSC, { afterRecord: crashAfterRecording }), failureDelayMs: () => 60_000 });
+    expect(await failOnce.runPass()).toMatchObject({ failed: 1 });
+    await deposit(POLYGON, 'native', 10n ** 16n);
+    await settled();
+
+    const tablesOf = async () => {
+      const snapshot: Record<string, string[]> = {};
+      for (const projection of allProjections())
+        for (const table of projection.tables) snapshot[table] = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(infrastructure.db)).rows.map((row) => JSON.stringify(row)).sort();
+      return snapshot;
+    };
+    const live = await tablesOf();
+    expect(live['sweep_queue']!.length).toBeGreaterThan(3);
+    expect(live['sweep_queue']!.some((row) => JSON.parse(row).done_at !== null)).toBe(true);
+    for (const projection of allProjections()) await rebuildProjection(infrastructure.db, infrastructure.store, projection);
+    expect(await tablesOf()).toEqual(live);
+
+    // the worker's own schedule survived the rebuild: the failed sweep is not retried before its delay
+    const eager = sweeper(BSC);
+    expect(await eager.runPass()).toMatchObject({ examined: 0 });
+    expect((await sweepRow(failing.ref))?.status).not.toBe('Confirmed');
   });
 });

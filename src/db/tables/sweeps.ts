@@ -1,9 +1,8 @@
 import type { ColumnType } from 'kysely';
 
 /**
- * Credited deposits on EVM and Tron chains waiting to be swept (projection `sweepQueue`, one row
- * per deposit, keyed by it). The sweeper owns `next_attempt_at`, `attempts` and `done_at`: a
- * rebuild re-opens every row, and the sweeper closes the finished ones again from their streams.
+ * Credited deposits on EVM and Tron chains to be swept (projection `sweepQueue`, one row per
+ * deposit, keyed by it), closed by the sweep's final event: a rebuild gives the same rows.
  */
 export interface SweepQueueTable {
   chain_id: string;
@@ -12,9 +11,22 @@ export interface SweepQueueTable {
   /** the global position of DepositConfirmed: the order sweeps start in */
   seq: ColumnType<string, string, never>;
   queued_at: ColumnType<Date, Date, never>;
-  next_attempt_at: ColumnType<Date, Date, Date>;
-  attempts: ColumnType<number, number, number>;
+  /** when the sweep's final event (SweepConfirmed, SweepSkipped, SweepFailed) was recorded */
   done_at: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+/**
+ * The sweeper's own schedule per queued deposit (no projection: a rebuild leaves it alone). No row
+ * means no failure yet and due since it was queued; `done_at` marks a deposit found not to sweep.
+ */
+export interface SweepAttemptsTable {
+  chain_id: string;
+  tx_hash: string;
+  output_index: number;
+  /** failed attempts in a row, which the retry delay grows with */
+  attempts: number;
+  next_attempt_at: Date;
+  done_at: Date | null;
 }
 
 /** Every sweep as its stream tells it (projection `sweeps`): what operators look at. Amounts are numeric(78,0) strings. */

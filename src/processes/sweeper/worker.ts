@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { advanceSweep, claimedAddresses, type SenderClaims, type SweepServices } from './advance.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
+import type { DepositRef } from '../../domain/deposit/deposit.js';
 import { streams } from '../../domain/streams.js';
 import { sweepDecider } from '../../domain/sweep/decide.js';
 import type { Logger } from '../../log.js';
@@ -37,13 +38,18 @@ export class Sweeper extends ChainPassWorker {
     const { services } = this.options;
     const { db, chain, clock } = services;
     const now = clock();
+    // open queue rows (the sweep has no final event yet), unless this sweeper found one not to sweep or is waiting to retry it
     const rows = await db
-      .selectFrom('sweep_queue')
-      .select(['tx_hash', 'output_index', 'attempts'])
-      .where('chain_id', '=', chain.id)
-      .where('done_at', 'is', null)
-      .where('next_attempt_at', '<=', now)
-      .orderBy('seq')
+      .selectFrom('sweep_queue as queue')
+      .leftJoin('sweep_attempts as attempt', (join) =>
+        join.onRef('attempt.chain_id', '=', 'queue.chain_id').onRef('attempt.tx_hash', '=', 'queue.tx_hash').onRef('attempt.output_index', '=', 'queue.output_index'),
+      )
+      .select(['queue.tx_hash', 'queue.output_index', sql<number>`coalesce(attempt.attempts, 0)`.as('attempts')])
+      .where('queue.chain_id', '=', chain.id)
+      .where('queue.done_at', 'is', null)
+      .where('attempt.done_at', 'is', null)
+      .where(sql<Date>`coalesce(attempt.next_attempt_at, queue.queued_at)`, '<=', now)
+      .orderBy('queue.seq')
       .limit(this.options.batchSize ?? 100)
       .execute();
     // the senders unfinished sweeps hold, before any of them moves on
@@ -61,34 +67,40 @@ export class Sweeper extends ChainPassWorker {
         const at = clock();
         if (progress.outcome === 'finished') {
           result.finished++;
-          await this.updateRow(db, ref, { done_at: at, attempts: 0 });
+          // an ended sweep's final event closes its queue row (the projection); a deposit not to sweep has no event: noted here
+          if (progress.status === 'NotSweepable') await this.schedule(db, ref, { attempts: 0, next_attempt_at: at, done_at: at });
+          else await this.forget(db, ref);
         } else if (progress.outcome === 'waiting' && progress.for === 'gas') {
           result.waiting++;
-          await this.updateRow(db, ref, { next_attempt_at: new Date(at.getTime() + (this.options.gasRetryMs ?? 30_000)), attempts: 0 });
+          await this.schedule(db, ref, { attempts: 0, next_attempt_at: new Date(at.getTime() + (this.options.gasRetryMs ?? 30_000)), done_at: null });
         } else {
           // confirmations to come or a sender to be freed: looked at again next pass
           if (progress.outcome === 'waiting') result.waiting++;
           else result.deferred++;
-          if (row.attempts !== 0) await this.updateRow(db, ref, { attempts: 0 });
+          if (row.attempts !== 0) await this.forget(db, ref);
         }
       } catch (error) {
         result.failed++;
         const attempts = row.attempts + 1;
         const delayMs = this.failureDelayMs(attempts);
         this.logger.warn('sweeper: sweep step failed; retrying later', { deposit: `${ref.txHash}:${ref.index}`, error, attempts, delayMs });
-        await this.updateRow(db, ref, { attempts, next_attempt_at: new Date(clock().getTime() + delayMs) });
+        await this.schedule(db, ref, { attempts, next_attempt_at: new Date(clock().getTime() + delayMs), done_at: null });
       }
     }
     return result;
   }
 
-  private updateRow(db: Kysely<Database>, ref: { chainId: string; txHash: string; index: number }, change: { done_at?: Date; next_attempt_at?: Date; attempts?: number }) {
+  /** the sweeper's own schedule for one deposit (sweep_attempts: no projection owns it, a rebuild keeps it) */
+  private schedule(db: Kysely<Database>, ref: DepositRef, change: { attempts: number; next_attempt_at: Date; done_at: Date | null }) {
     return db
-      .updateTable('sweep_queue')
-      .set(change)
-      .where('chain_id', '=', ref.chainId)
-      .where('tx_hash', '=', ref.txHash)
-      .where('output_index', '=', ref.index)
+      .insertInto('sweep_attempts')
+      .values({ chain_id: ref.chainId, tx_hash: ref.txHash, output_index: ref.index, ...change })
+      .onConflict((conflict) => conflict.columns(['chain_id', 'tx_hash', 'output_index']).doUpdateSet(change))
       .execute();
+  }
+
+  /** back to the default: due whenever its queue row is open */
+  private forget(db: Kysely<Database>, ref: DepositRef) {
+    return db.deleteFrom('sweep_attempts').where('chain_id', '=', ref.chainId).where('tx_hash', '=', ref.txHash).where('output_index', '=', ref.index).execute();
   }
 }
