@@ -12,8 +12,10 @@ import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 export interface ObservedTransfer {
   chainId: string;
   txHash: string;
-  /** output index (Bitcoin), log index (ERC-20/TRC-20), 0 for a plain native transfer */
+  /** output index (Bitcoin), the log's index within its transaction (token transfers), 0 for a plain native transfer */
   index: number;
+  /** set for EVM token transfers keyed by the log's index within the transaction (see DepositDetails) */
+  logIndexInTransaction?: true;
   blockNumber: number;
   blockHash: string;
   from: string;
@@ -87,6 +89,7 @@ export const recordDeposit = async (
     blockNumber: transfer.blockNumber,
     blockHash: transfer.blockHash,
     credit,
+    ...(transfer.logIndexInTransaction ? { logIndexInTransaction: true as const } : {}),
   };
   const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
   const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;

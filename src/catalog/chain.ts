@@ -45,7 +45,10 @@ export interface AddressCodec {
 
 /** One transfer inside a transaction, as a node (or the devnet) reports it. */
 export interface DecodedTransfer {
-  /** output index (Bitcoin), log index (token transfers) or 0 (a native transfer on an account chain) */
+  /**
+   * output index (Bitcoin), the log's index within its transaction (token transfers: the same
+   * wherever the transaction is mined) or 0 (a native transfer on an account chain)
+   */
   index: number;
   from: string;
   to: string;

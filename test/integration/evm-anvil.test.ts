@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateMnemonic } from 'bip39';
-import { Wallet, type Contract } from 'ethers';
+import { sql } from 'kysely';
+import { Wallet, type Contract, type TransactionResponse } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import { createEvmGateway } from '../../src/chains/evm/gateway.js';
@@ -20,6 +21,8 @@ const ETH = `${ETHEREUM}/slip44:60`;
 const USDT_CONTRACT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const USDT = `${ETHEREUM}/erc20:${USDT_CONTRACT.toLowerCase()}`;
 const CONFIRMATIONS = 3; // CHAINS_CONFIG's override of the registry's 12
+/** anvil's second default account ("test test … junk"), another outside sender */
+const SECOND_ANVIL_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const ETHER = 10n ** 18n;
 
 /**
@@ -70,6 +73,8 @@ describe('EVM gateway against anvil: deposits, confirmations, sweeps with a gas 
   const depositRow = (txHash: string, index: number) =>
     service.infrastructure.db.selectFrom('deposits').selectAll().where('chain_id', '=', ETHEREUM).where('tx_hash', '=', txHash.toLowerCase()).where('output_index', '=', index).executeTakeFirst();
   const depositState = async (txHash: string, index: number) => (await loadAggregate(service.infrastructure.store, streams.deposit(ETHEREUM, txHash.toLowerCase(), index), depositDecider)).state;
+  const watcherCursor = async () =>
+    Number((await sql<{ next_block: number }>`select next_block from chain_watcher_cursors where chain_id = ${ETHEREUM}`.execute(service.infrastructure.db)).rows[0]?.next_block ?? 0);
   const sweepRow = (txHash: string) => service.infrastructure.db.selectFrom('sweeps').selectAll().where('chain_id', '=', ETHEREUM).where('tx_hash', '=', txHash.toLowerCase()).executeTakeFirst();
   /** mines one block at a time until the condition holds: the service's own transactions need confirmations too */
   const mineUntil = async (condition: () => Promise<boolean>, what: string, timeoutMs = 60_000) => {
@@ -132,8 +137,8 @@ describe('EVM gateway against anvil: deposits, confirmations, sweeps with a gas 
     const address = await depositAddress(USDT, 'usdt-user');
     await (await token.getFunction('mint')(anvil.funded.address, 100_000_000n)).wait();
     const sent = await token.getFunction('transfer')(address, 25_000_000n);
-    const receipt = (await sent.wait())!;
-    const logIndex = receipt.logs[0]!.index;
+    await sent.wait();
+    const logIndex = 0; // the transfer is its transaction's first log: its index within the transaction
 
     await waitUntil(async () => (await depositRow(sent.hash, logIndex)) !== undefined, 20_000, 'the USDT deposit detected');
     expect(await depositRow(sent.hash, logIndex)).toMatchObject({ token_id: USDT, amount: '25000000', confirmed: false });
@@ -197,5 +202,44 @@ describe('EVM gateway against anvil: deposits, confirmations, sweeps with a gas 
     expect(await depositRow(sent.hash, 0)).toMatchObject({ status: 'reverted', confirmed: false }); // listed as reverted, never credited
     expect(await balanceOf(ETH)).toEqual(before);
     expect(await anvil.provider.getBalance(address)).toBe(0n);
+  });
+
+  it('a token transfer a reorg deeper than the confirmations mines again at another log index of its block is credited once', async () => {
+    const address = await depositAddress(USDT, 'relog-user');
+    await (await token.getFunction('mint')(anvil.funded.address, 10_000_000n)).wait();
+    const before = await balanceOf(USDT);
+    const sent = (await token.getFunction('transfer')(address, 4_000_000n)) as TransactionResponse;
+    const mined = (await sent.wait())!;
+    const raw = await anvil.provider.send('eth_getRawTransactionByHash', [sent.hash]);
+    expect(mined.logs.map((log) => log.index)).toEqual([0]); // alone in its block: the block's first log
+    await waitUntil(async () => (await depositRow(sent.hash, 0)) !== undefined, 20_000, 'the USDT deposit detected');
+    await anvil.mine(CONFIRMATIONS - 1);
+    await waitUntil(async () => (await balanceOf(USDT)).available === before.available + 4_000_000n, 20_000, 'USDT credited');
+
+    // every block from the transfer's up replaced (as deep as the confirmations: it was credited) ...
+    const depth = (await anvil.head()) - mined.blockNumber + 1;
+    expect(depth).toBeGreaterThanOrEqual(CONFIRMATIONS);
+    await anvil.provider.send('anvil_reorg', [depth, []]);
+    expect(await anvil.provider.getTransactionReceipt(sent.hash)).toBeNull();
+    // ... and the new chain mines the same transaction again, after another account's token transfer in its block
+    await anvil.provider.send('evm_setAutomine', [false]);
+    try {
+      const other = new Wallet(SECOND_ANVIL_KEY, anvil.provider);
+      const fees = { maxPriorityFeePerGas: 50n * 10n ** 9n, maxFeePerGas: 200n * 10n ** 9n }; // ahead of the transfer in the block
+      await (token.connect(other) as Contract).getFunction('mint')(other.address, 1n, fees);
+      await anvil.provider.send('eth_sendRawTransaction', [raw]);
+      await anvil.provider.send('evm_mine', []);
+    } finally {
+      await anvil.provider.send('evm_setAutomine', [true]);
+    }
+    const again = (await anvil.provider.getTransactionReceipt(sent.hash))!;
+    expect(again.logs.map((log) => log.index)).toEqual([1]); // another block-wide log index, the same index within the transaction
+    await anvil.mine(CONFIRMATIONS * 2);
+    const head = await anvil.head();
+    await waitUntil(async () => (await watcherCursor()) > head, 20_000, 'the watcher past the new blocks');
+
+    expect(await balanceOf(USDT)).toEqual({ available: before.available + 4_000_000n, pending: before.pending });
+    const rows = await service.infrastructure.db.selectFrom('deposits').select(['output_index', 'status']).where('tx_hash', '=', sent.hash.toLowerCase()).execute();
+    expect(rows).toEqual([{ output_index: 0, status: 'confirmed' }]);
   });
 });

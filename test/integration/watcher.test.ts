@@ -5,6 +5,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAggregate } from '../../src/application/command-handler.js';
+import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js';
+import { TOKENS } from '../../src/catalog/tokens.js';
 import { getOrCreateDepositAccount, type DepositAccountServices } from '../../src/application/deposit-accounts.js';
 import { createDepositAddressBook } from '../../src/chains/address-book.js';
 import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
@@ -24,6 +26,8 @@ const SEPOLIA = 'eip155:11155111'; // 6 confirmations
 const BITCOIN_TESTNET = 'bip122:000000000933ea01ad0ee984209779ba'; // 1 confirmation
 const XRP_TESTNET = 'xrpl:testnet'; // 1 confirmation
 const BSC_TESTNET = 'eip155:97'; // 6 confirmations: the scripted gateway's chain
+const BSC = 'eip155:56'; // 15 confirmations, USDT: scripted too
+const ETHEREUM = 'eip155:1'; // 12 confirmations, USDT: scripted too
 const native = (chainId: string) => ({ [TRON_SHASTA]: 'tron:shasta/slip44:195', [SEPOLIA]: `${SEPOLIA}/slip44:60`, [BITCOIN_TESTNET]: `${BITCOIN_TESTNET}/slip44:0`, [XRP_TESTNET]: `${XRP_TESTNET}/slip44:144`, [BSC_TESTNET]: `${BSC_TESTNET}/slip44:60` })[chainId]!;
 const logger = createLogger('silent');
 
@@ -245,6 +249,68 @@ describe('chain watchers over the devnet and the event store', () => {
       ['DepositConfirmed', 6],
     ]);
     expect(await ledger(BSC_TESTNET)).toEqual({ available: 10n ** 16n, pending: 0n, held: 0n });
+  });
+
+  /** a scripted EVM chain with a user's deposit address and the chain's USDT */
+  const scriptedTokenChain = async (chainId: string, userId: string) => {
+    const chain = findChain(chainId)!;
+    const chainOf = scriptedChain(chainId);
+    return {
+      confirmations: chain.properties.confirmations,
+      usdt: TOKENS.find((token) => token.chainId === chainId && token.symbol === 'USDT')!,
+      address: (await account(chainId, userId)).address,
+      chainOf,
+      gateway: chainOf.gateway(chain),
+    };
+  };
+  const empty = (count: number): ScriptedTransfer[][] => Array.from({ length: count }, () => []);
+
+  it('an EVM token deposit recorded under its log index in the block (before the upgrade) is never credited again, even mined again elsewhere by a deep reorg', async () => {
+    const { confirmations, usdt, address, chainOf, gateway } = await scriptedTokenChain(BSC, 'legacy-user');
+    const amount = 5n * 10n ** 18n;
+    // the transfer is the transaction's first log (index 0 within it) and was the block's fourth (index 3)
+    const transfer = { txHash: `0x${'cd'.repeat(32)}`, index: 0, from: '0x000000000000000000000000000000000000dEaD', to: address, asset: usdt.address.toLowerCase(), amount, destinationTag: null };
+    chainOf.mine([], [transfer], ...empty(confirmations));
+
+    // the watcher before the upgrade recorded and credited it under the log's index in its block
+    const services = { store: infrastructure.store, clock };
+    const legacy = { chainId: BSC, txHash: transfer.txHash, index: 3 };
+    const owner = { orgId, externalUserId: 'legacy-user', accountChainId: BSC };
+    const observed = { ...legacy, blockNumber: 2, blockHash: (await gateway.block(2))!.hash, from: transfer.from, to: address, asset: transfer.asset, amount, destinationTag: null };
+    expect(await recordDeposit(services, observed, owner, { actor: `watcher:${BSC}` })).toEqual({ outcome: 'recorded' });
+    await confirmDeposit(services, legacy, confirmations, { actor: `watcher:${BSC}` });
+
+    // the upgraded watcher reads the chain from the start, then a reorg deeper than the confirmations mines the transfer again later
+    const bsc = watcher(gateway);
+    await bsc.catchUp();
+    chainOf.reorg(confirmations + 1, [[], [], [transfer], ...empty(confirmations)]);
+    await bsc.catchUp();
+
+    expect((await depositEvents(BSC)).map((event) => [event.type, event.data.txHash, event.data.index])).toEqual([
+      ['DepositDetected', transfer.txHash, 3],
+      ['DepositConfirmed', transfer.txHash, 3],
+    ]);
+    const { state } = await loadAggregate(infrastructure.store, streams.ledger(orgId, usdt.id), ledgerDecider);
+    expect(state).toEqual({ available: amount, pending: 0n, held: 0n });
+  });
+
+  it('a token transfer keyed within its transaction: detected once, and the same key when a reorg mines it again at another index in the block', async () => {
+    const { confirmations, usdt, address, chainOf, gateway } = await scriptedTokenChain(ETHEREUM, 'relog-user');
+    const transfer = { txHash: `0x${'ef'.repeat(32)}`, index: 1, from: '0x000000000000000000000000000000000000dEaD', to: address, asset: usdt.address.toLowerCase(), amount: 7_000_000n, destinationTag: null };
+    chainOf.mine([], [transfer], ...empty(confirmations));
+    const eth = watcher(gateway);
+    await eth.catchUp();
+    chainOf.reorg(confirmations + 1, [[], [transfer], ...empty(confirmations)]);
+    await eth.catchUp();
+
+    const events = await depositEvents(ETHEREUM);
+    expect(events.map((event) => [event.type, event.data.index])).toEqual([
+      ['DepositDetected', 1],
+      ['DepositConfirmed', 1],
+    ]);
+    expect(events[0]!.data).toMatchObject({ logIndexInTransaction: true });
+    const { state } = await loadAggregate(infrastructure.store, streams.ledger(orgId, usdt.id), ledgerDecider);
+    expect(state).toEqual({ available: 7_000_000n, pending: 0n, held: 0n });
   });
 });
 

@@ -30,6 +30,7 @@ interface RpcLog {
   topics: string[];
   data: string;
   transactionHash: string;
+  blockHash: string;
   logIndex: string;
   removed?: boolean;
 }
@@ -39,6 +40,7 @@ interface RpcReceipt {
   blockHash: string;
   gasUsed: string;
   effectiveGasPrice: string;
+  logs?: { logIndex: string }[];
 }
 
 const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
@@ -90,26 +92,47 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
     return transfers;
   };
 
+  /**
+   * A log's index within its transaction: its place among the receipt's logs (the block-wide
+   * `logIndex` changes when a reorg mines the transaction again beside other logs; this does not),
+   * and the block the receipt is of (another than the one scanned: the chain moved under the scan).
+   */
+  const placeInTransaction = async (log: RpcLog, receipts: Map<string, Promise<RpcReceipt | null>>): Promise<{ index: number; blockHash: string }> => {
+    let answer = receipts.get(log.transactionHash);
+    if (!answer) receipts.set(log.transactionHash, (answer = receipt(log.transactionHash)));
+    const outcome = await answer;
+    if (!outcome) throw new Error(`${chain.id}: no receipt for ${log.transactionHash}, whose log the node just listed`);
+    const index = (outcome.logs ?? []).findIndex((candidate) => BigInt(candidate.logIndex) === BigInt(log.logIndex));
+    if (index < 0 && outcome.blockHash === log.blockHash) throw new Error(`${chain.id}: the receipt of ${log.transactionHash} lacks its log ${log.logIndex}`);
+    return { index: Math.max(index, 0), blockHash: outcome.blockHash };
+  };
+
   const tokenTransfers = async (block: RpcBlock, wanted: Set<string> | null): Promise<BlockTransfer[]> => {
     if (tokenContracts.length === 0 || wanted?.size === 0) return [];
     const toTopic = wanted !== null && wanted.size <= MAX_TOPIC_ADDRESSES ? [...wanted].map(addressTopic) : null;
     // by block hash: logs of exactly the block read, or an error if the node has moved off it
     const logs = await rpc.send<RpcLog[]>('eth_getLogs', [{ blockHash: block.hash, address: tokenContracts, topics: [TRANSFER_TOPIC, null, toTopic] }]);
-    return logs
-      .filter((log) => !log.removed && log.topics.length === 3 && log.topics[0] === TRANSFER_TOPIC)
-      .map((log) => ({ log, to: topicAddress(log.topics[2]!) }))
-      .filter(({ to }) => wanted === null || wanted.has(to.toLowerCase()))
-      .map(({ log, to }) => ({
+    const receipts = new Map<string, Promise<RpcReceipt | null>>();
+    const transfers: BlockTransfer[] = [];
+    for (const log of logs) {
+      if (log.removed || log.topics.length !== 3 || log.topics[0] !== TRANSFER_TOPIC) continue;
+      const to = topicAddress(log.topics[2]!);
+      if (wanted !== null && !wanted.has(to.toLowerCase())) continue;
+      // a receipt of another block: the watcher sees the block changed under the scan, and scans again
+      const { index, blockHash } = await placeInTransaction(log, receipts);
+      transfers.push({
         txHash: log.transactionHash,
         blockNumber: Number(block.number),
-        blockHash: block.hash,
-        index: Number(log.logIndex),
+        blockHash,
+        index,
         from: topicAddress(log.topics[1]!),
         to,
         asset: log.address.toLowerCase(),
         amount: BigInt(log.data === '0x' ? 0 : log.data),
         destinationTag: null,
-      }));
+      });
+    }
+    return transfers;
   };
 
   const gasLimitOf = async (request: { from: string; to: string; asset: string; amount: bigint }): Promise<bigint> => {

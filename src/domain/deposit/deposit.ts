@@ -28,6 +28,12 @@ export type DepositDetails = DepositRef & {
   blockNumber: number;
   blockHash: string;
   credit: DepositCredit;
+  /**
+   * An EVM token deposit whose `index` is the log's index within its transaction. Those recorded
+   * before (without it) carry the log's index in its block: the watcher still finds them by their
+   * content, so a transfer seen again is never recorded twice (ARCHITECTURE: deposit keys).
+   */
+  logIndexInTransaction?: true;
 };
 
 export type DepositEvent =

@@ -9,6 +9,7 @@ import type { BlockHeader, BlockTransfer, ChainGateway } from '../../chains/gate
 import { BlockLog, CursorMovedError } from './block-log.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
 import { findForkPoint } from './fork-point.js';
+import type { TransferKey } from './legacy-log-deposits.js';
 import type { WatcherLockSession } from './lock-session.js';
 import { abandonedAbove, confirmationsAt, dueForConfirmation, supersededAt, type UnconfirmedDeposit } from './unconfirmed.js';
 import { attribute, watchedAddresses } from './watch-set.js';
@@ -189,18 +190,28 @@ export class ChainWatcher {
     for (const deposit of supersededAt(this.follower.unconfirmed, header.number, header.hash)) await this.revert(deposit);
     const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
     if (transfers.some((transfer) => transfer.blockHash !== header.hash)) return 'changed';
-    await inParallel(transfers, RECORDS_IN_FLIGHT, (transfer) => this.record(transfer));
+    const keys = this.follower.legacyLogDeposits.keyAll(transfers);
+    await inParallel(
+      transfers.map((transfer, position) => ({ transfer, key: keys[position]! })),
+      RECORDS_IN_FLIGHT,
+      ({ transfer, key }) => this.record(transfer, key),
+    );
     await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
     return 'scanned';
   }
 
-  private async record(transfer: BlockTransfer): Promise<void> {
+  private async record(transfer: BlockTransfer, key: TransferKey): Promise<void> {
     const owner = attribute(this.follower.watchSet, transfer);
     if (owner === undefined) return; // not one of ours (a gateway may answer more than it was asked)
+    if ('refused' in key) {
+      this.logger.error('chain watcher: transfer not recorded; an operator decides', { txHash: transfer.txHash, index: transfer.index, reason: key.refused });
+      return;
+    }
     const observed: ObservedTransfer = {
       chainId: this.chainId,
       txHash: transfer.txHash,
-      index: transfer.index,
+      index: key.index,
+      ...(key.logIndexInTransaction ? { logIndexInTransaction: true as const } : {}),
       blockNumber: transfer.blockNumber,
       blockHash: transfer.blockHash,
       from: transfer.from,
@@ -212,7 +223,7 @@ export class ChainWatcher {
     const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata);
     this.logger.info('chain watcher: deposit seen', {
       txHash: transfer.txHash,
-      index: transfer.index,
+      index: key.index,
       blockNumber: transfer.blockNumber,
       outcome,
       attributed: owner !== null,

@@ -1,6 +1,8 @@
 import { streamCategories } from '../../domain/streams.js';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
+import type { DepositDetails } from '../../domain/deposit/deposit.js';
+import { LegacyLogDeposits } from './legacy-log-deposits.js';
 import { applyDepositEvent, type DepositEventSeen, type UnconfirmedDeposits } from './unconfirmed.js';
 import { addAccount, addServiceWallet, emptyWatchSet, type AccountOpened, type WatchSet } from './watch-set.js';
 
@@ -12,7 +14,8 @@ export type OrganizationWalletsAt = { space: string; addressesAt(index: number):
 
 /**
  * What one chain's watcher knows from the event store, not from a read model: the deposit accounts
- * of its chain (account events) and its unconfirmed deposits (deposit events), followed from its
+ * of its chain (account events), its unconfirmed deposits and its EVM token deposits keyed the old
+ * way (deposit events), followed from its
  * own position. An address is handed out (its event appended) before anyone can pay to it, and a
  * reader never moves past a position a still-open append can fill (ARCHITECTURE invariant 6), so
  * a refresh made before a block is scanned knows every address that block can pay.
@@ -20,6 +23,8 @@ export type OrganizationWalletsAt = { space: string; addressesAt(index: number):
 export class ChainEventFollower {
   readonly watchSet: WatchSet;
   readonly unconfirmed: UnconfirmedDeposits = new Map();
+  /** EVM token deposits recorded under their log's index in the block (before keys within the transaction) */
+  readonly legacyLogDeposits: LegacyLogDeposits;
   private position = 0n;
 
   constructor(
@@ -28,6 +33,7 @@ export class ChainEventFollower {
     private readonly organizationWallets?: OrganizationWalletsAt,
   ) {
     this.watchSet = emptyWatchSet(chain.family);
+    this.legacyLogDeposits = new LegacyLogDeposits(chain.id, chain.family);
   }
 
   /** reads every account and deposit event appended since the last refresh */
@@ -51,6 +57,7 @@ export class ChainEventFollower {
     if (event.type === 'AccountCreated') addAccount(this.watchSet, event.data as unknown as AccountOpened);
     else if (event.type === 'DepositDetected' || event.type === 'DepositConfirmed' || event.type === 'DepositReverted') {
       applyDepositEvent(this.unconfirmed, { type: event.type, data: event.data } as DepositEventSeen);
+      if (event.type === 'DepositDetected') this.legacyLogDeposits.note(event.data as unknown as DepositDetails);
     }
   }
 }
