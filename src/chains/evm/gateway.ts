@@ -8,6 +8,7 @@ import { DEFAULT_TOKEN_TRANSFER_GAS, eip1559Estimate, gasLimitFromEstimate, NATI
 import { createNonceTracker } from './nonces.js';
 import { createEvmRpc, NodeAnswerError, type EvmRpc } from './rpc.js';
 import { classifyEvmAnswer } from './broadcast-answers.js';
+import { inParallel } from '../../lib/in-parallel.js';
 
 /** The node's JSON (hex quantities), only the fields read here. */
 interface RpcTransaction {
@@ -47,6 +48,8 @@ const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 const BALANCE_OF = id('balanceOf(address)').slice(0, 10);
 const TRANSFER = id('transfer(address,uint256)').slice(0, 10);
 const abi = AbiCoder.defaultAbiCoder();
+/** receipts asked for at once while placing a block's deposit logs in their transactions */
+const RECEIPTS_IN_FLIGHT = 8;
 /** above this many watched addresses, logs are fetched for the whole block and filtered here (a node caps topic lists) */
 const MAX_TOPIC_ADDRESSES = 100;
 
@@ -97,10 +100,7 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
    * `logIndex` changes when a reorg mines the transaction again beside other logs; this does not),
    * and the block the receipt is of (another than the one scanned: the chain moved under the scan).
    */
-  const placeInTransaction = async (log: RpcLog, receipts: Map<string, Promise<RpcReceipt | null>>): Promise<{ index: number; blockHash: string }> => {
-    let answer = receipts.get(log.transactionHash);
-    if (!answer) receipts.set(log.transactionHash, (answer = receipt(log.transactionHash)));
-    const outcome = await answer;
+  const placeInTransaction = (log: RpcLog, outcome: RpcReceipt | null | undefined): { index: number; blockHash: string } => {
     if (!outcome) throw new Error(`${chain.id}: no receipt for ${log.transactionHash}, whose log the node just listed`);
     const index = (outcome.logs ?? []).findIndex((candidate) => BigInt(candidate.logIndex) === BigInt(log.logIndex));
     if (index < 0 && outcome.blockHash === log.blockHash) throw new Error(`${chain.id}: the receipt of ${log.transactionHash} lacks its log ${log.logIndex}`);
@@ -111,28 +111,24 @@ export const createEvmGateway = (chain: ChainDefinition, settings: Pick<ChainSet
     if (tokenContracts.length === 0 || wanted?.size === 0) return [];
     const toTopic = wanted !== null && wanted.size <= MAX_TOPIC_ADDRESSES ? [...wanted].map(addressTopic) : null;
     // by block hash: logs of exactly the block read, or an error if the node has moved off it
-    const logs = await rpc.send<RpcLog[]>('eth_getLogs', [{ blockHash: block.hash, address: tokenContracts, topics: [TRANSFER_TOPIC, null, toTopic] }]);
-    const receipts = new Map<string, Promise<RpcReceipt | null>>();
-    const transfers: BlockTransfer[] = [];
-    for (const log of logs) {
-      if (log.removed || log.topics.length !== 3 || log.topics[0] !== TRANSFER_TOPIC) continue;
-      const to = topicAddress(log.topics[2]!);
-      if (wanted !== null && !wanted.has(to.toLowerCase())) continue;
+    const logs = (await rpc.send<RpcLog[]>('eth_getLogs', [{ blockHash: block.hash, address: tokenContracts, topics: [TRANSFER_TOPIC, null, toTopic] }]))
+      .filter((log) => !log.removed && log.topics.length === 3 && log.topics[0] === TRANSFER_TOPIC)
+      .map((log) => ({ log, to: topicAddress(log.topics[2]!) }))
+      .filter(({ to }) => wanted === null || wanted.has(to.toLowerCase()));
+    // one receipt per transaction with a deposit log, a few at a time
+    const receipts = new Map<string, RpcReceipt | null>();
+    await inParallel([...new Set(logs.map(({ log }) => log.transactionHash))], RECEIPTS_IN_FLIGHT, async (hash) => void receipts.set(hash, await receipt(hash)));
+    return logs.map(({ log, to }) => ({
+      txHash: log.transactionHash,
+      blockNumber: Number(block.number),
       // a receipt of another block: the watcher sees the block changed under the scan, and scans again
-      const { index, blockHash } = await placeInTransaction(log, receipts);
-      transfers.push({
-        txHash: log.transactionHash,
-        blockNumber: Number(block.number),
-        blockHash,
-        index,
-        from: topicAddress(log.topics[1]!),
-        to,
-        asset: log.address.toLowerCase(),
-        amount: BigInt(log.data === '0x' ? 0 : log.data),
-        destinationTag: null,
-      });
-    }
-    return transfers;
+      ...placeInTransaction(log, receipts.get(log.transactionHash)),
+      from: topicAddress(log.topics[1]!),
+      to,
+      asset: log.address.toLowerCase(),
+      amount: BigInt(log.data === '0x' ? 0 : log.data),
+      destinationTag: null,
+    }));
   };
 
   const gasLimitOf = async (request: { from: string; to: string; asset: string; amount: bigint }): Promise<bigint> => {
