@@ -12,6 +12,7 @@ import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
 import { withdrawalReferenceClaimed, type WithdrawalReferenceClaimed } from '../domain/withdrawal/reference-claim.js';
 import type { WithdrawalEvent, WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
+import { ledgerCommandsFor } from '../domain/withdrawal/ledger-effects.js';
 import { loadAggregate, toDomainEvent, type CommandMetadata, type DecidedAppend } from './command-handler.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import { checkExternalUserId } from './deposit-accounts.js';
@@ -159,19 +160,11 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
   }
 };
 
-/** What a withdrawal's new events do to its ledger: a terminal event ends the hold, one way or the other. */
-const ledgerCommandsFor = (withdrawal: WithdrawalRecord, events: WithdrawalEvent[]): LedgerCommand[] =>
-  events.flatMap((event): LedgerCommand[] => {
-    const hold = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id };
-    if (event.type === 'WithdrawalCompleted') return [{ type: 'PostHold', ...hold }];
-    if (event.type === 'WithdrawalCancelled' || event.type === 'WithdrawalFailed') return [{ type: 'ReleaseHold', ...hold }];
-    return [];
-  });
-
 /**
  * Any command on an existing withdrawal, with its ledger effect in the same atomic append
- * (ARCHITECTURE invariants 3 and 5): cancelling or failing releases the hold, completing posts it.
- * Both streams are re-read and re-decided on a conflict; the ledger's queue keeps this process's
+ * (ARCHITECTURE invariants 3 and 5; src/domain/withdrawal/ledger-effects.ts): cancelling or failing
+ * releases the hold, completing posts it, signing on Bitcoin and XRP holds the fee too (refused
+ * with INSUFFICIENT_BALANCE, nothing written, when the available balance cannot). Both streams are re-read and re-decided on a conflict; the ledger's queue keeps this process's
  * writers of one ledger in turn. The processor uses it for sign / broadcast / complete / fail.
  */
 export const applyWithdrawalCommand = async (
@@ -179,9 +172,12 @@ export const applyWithdrawalCommand = async (
   withdrawal: Pick<WithdrawalRecord, 'id' | 'orgId' | 'tokenId'>,
   command: Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>,
   metadata: CommandMetadata,
-  /** more for the same ledger in the same append (a network fee the chain took from the balance) */
+  /**
+   * more for the same ledger in the same append, after the hold is ended (a network fee the chain
+   * took from the balance); one the available balance cannot pay is left out and returned as `unpaid`
+   */
   alsoOnLedger: LedgerCommand[] = [],
-): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[] }> => {
+): Promise<{ withdrawal: WithdrawalRecord; events: WithdrawalEvent[]; unpaid: LedgerCommand[] }> => {
   const withdrawalStream = streams.withdrawal(withdrawal.id);
   const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
   return onLedger(services, ledgerStream, { ...metadata, orgId: withdrawal.orgId }, {
@@ -197,17 +193,20 @@ export const applyWithdrawalCommand = async (
         state = decided.reduce(ledgerDecider.evolve, state);
         return decided;
       };
-      const ledgerEvents = ledgerCommandsFor(after, events).flatMap(decideOn);
+      const ledgerEvents = ledgerCommandsFor(current.state, events).flatMap(decideOn);
+      const unpaid: LedgerCommand[] = [];
       for (const extra of events.length > 0 ? alsoOnLedger : []) {
         try {
           ledgerEvents.push(...decideOn(extra));
         } catch (error) {
-          // the chain took it already and the ledger cannot go negative: the failure is recorded all the same
+          // the chain took it already and the ledger cannot go negative: the outcome is recorded all the
+          // same (a fee held beside the amount covers the fee; a withdrawal signed before fees were held may not)
           if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
+          unpaid.push(extra);
         }
       }
       appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
-      return { appends, result: { withdrawal: after, events } };
+      return { appends, result: { withdrawal: after, events, unpaid } };
     },
   });
 };

@@ -94,6 +94,8 @@ describe('withdrawal processor: Bitcoin replace-by-fee', () => {
     const gateway = devnet.gateway(BITCOIN);
     expect(await gateway.transactionStatus(original.txHash)).toEqual({ status: 'not_found' });
     expect(await gateway.transactionStatus(replacement.txHash)).toEqual({ status: 'pending' });
+    // the hold covers the amount and the higher fee, whichever of the two is mined
+    expect(await ledger()).toMatchObject({ available: before.available - 70_000n - BigInt(replacement.fee), held: before.held + 70_000n + BigInt(replacement.fee) });
 
     await mine(bitcoin.properties.confirmations);
     await worker.runPass();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/decider.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../src/domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../src/domain/withdrawal/withdrawal.js';
+import { bitcoinWithdrawalRequested } from '../support/withdrawal-events.js';
 import { NOW, specFor } from '../support/given-when-then.js';
 
 const given = specFor(withdrawalDecider);
@@ -9,25 +10,7 @@ const at = NOW.toISOString();
 const id = 'w1';
 const inputs = [{ txHash: 'aa'.repeat(32), index: 0, address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', amount: '125000' }];
 
-const requested: WithdrawalEvent = {
-  type: 'WithdrawalRequested',
-  data: {
-    id,
-    orgId: 'o1',
-    chainId: 'bip122:000000000019d6689c085ae165831e93',
-    tokenId: 'bip122:000000000019d6689c085ae165831e93/slip44:0',
-    amount: '60000',
-    recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
-    memo: null,
-    reference: 'ref-1',
-    internalNote: '',
-    externalUserId: null,
-    initiator: 'u1',
-    minWithdrawalSigners: 1,
-    status: 'Pending',
-    requestedAt: at,
-  },
-};
+const requested = bitcoinWithdrawalRequested(id);
 const signed: WithdrawalEvent = { type: 'WithdrawalTransactionSigned', data: { id, raw: 'r1', txHash: 'h1', nonce: null, fee: '1410', signedAt: at, headBlockNumber: 100, inputs } };
 const broadcast: WithdrawalEvent = { type: 'WithdrawalBroadcast', data: { id, txHash: 'h1', broadcastAt: at } };
 const replaced: WithdrawalEvent = {

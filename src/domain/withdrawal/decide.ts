@@ -7,11 +7,39 @@ export type WithdrawalCommand =
   | { type: 'ApproveWithdrawal'; id: string; userId: string }
   | { type: 'CancelWithdrawal'; id: string; userId: string; username: string }
   // the withdrawal processor's
-  | { type: 'RecordSignedTransaction'; id: string; raw: string; txHash: string; nonce: number | null; fee: string; headBlockNumber?: number; inputs?: SpentOutput[] }
+  // `holdFee`: the organization's balance pays the network fee (Bitcoin, XRP), so it is held with the amount
+  | {
+      type: 'RecordSignedTransaction';
+      id: string;
+      raw: string;
+      txHash: string;
+      nonce: number | null;
+      fee: string;
+      headBlockNumber?: number;
+      inputs?: SpentOutput[];
+      maxFeePerGas?: string;
+      maxPriorityFeePerGas?: string;
+      holdFee?: boolean;
+    }
   | { type: 'RecordBroadcast'; id: string; txHash: string }
-  | { type: 'RecordReplacementTransaction'; id: string; raw: string; txHash: string; replacedTxHash: string; fee: string; headBlockNumber: number; inputs: SpentOutput[] }
+  | {
+      type: 'RecordReplacementTransaction';
+      id: string;
+      raw: string;
+      txHash: string;
+      replacedTxHash: string;
+      fee: string;
+      headBlockNumber: number;
+      inputs?: SpentOutput[];
+      nonce?: number;
+      maxFeePerGas?: string;
+      maxPriorityFeePerGas?: string;
+      holdFee?: boolean;
+    }
   | { type: 'CompleteWithdrawal'; id: string; txHash: string; blockNumber: number; fee: string }
   | { type: 'FailWithdrawal'; id: string; txnError: string };
+
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
 
 const notFound = (id: string) => new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${id}`, { withdrawalId: id });
 
@@ -75,8 +103,8 @@ const recordSigned = (command: Extract<WithdrawalCommand, { type: 'RecordSignedT
   // the same transaction recorded again (a retry after a crash) changes nothing
   if (state.signedTransaction?.txHash === command.txHash) return [];
   if (state.status !== 'Pending' || state.signedTransaction !== null) throw outOfOrder(state, 'be signed');
-  const { type: _type, id: _id, ...signed } = command;
-  return [{ type: 'WithdrawalTransactionSigned', data: { id: state.id, ...signed, signedAt: now } }];
+  const { type: _type, id: _id, holdFee, ...signed } = command;
+  return [{ type: 'WithdrawalTransactionSigned', data: { id: state.id, ...signed, ...(holdFee ? { feeHeld: command.fee } : {}), signedAt: now } }];
 };
 
 /**
@@ -88,8 +116,10 @@ const recordReplacement = (command: Extract<WithdrawalCommand, { type: 'RecordRe
   if (state.signedTransaction?.txHash === command.txHash) return [];
   if (state.status !== 'Processing' || state.signedTransaction?.txHash !== command.replacedTxHash) throw outOfOrder(state, `replace ${command.replacedTxHash}`);
   if (BigInt(command.fee) <= BigInt(state.signedTransaction.fee)) throw new RangeError(`a replacement pays more than ${state.signedTransaction.fee}, not ${command.fee}`);
-  const { type: _type, id: _id, ...replacement } = command;
-  return [{ type: 'WithdrawalTransactionReplaced', data: { id: state.id, ...replacement, replacedFee: state.signedTransaction.fee, replacedAt: now } }];
+  const { type: _type, id: _id, holdFee, ...replacement } = command;
+  // the hold covers the highest fee any of its transactions may pay: whichever is mined, the ledger can charge it
+  const feeHeld = holdFee ? { feeHeld: maxOf(BigInt(state.feeHeld ?? '0'), BigInt(command.fee)).toString() } : {};
+  return [{ type: 'WithdrawalTransactionReplaced', data: { id: state.id, ...replacement, replacedFee: state.signedTransaction.fee, ...feeHeld, replacedAt: now } }];
 };
 
 /** The transactions that can complete the withdrawal: the one followed and those it replaced (they spend the same inputs: one at most confirms). */

@@ -13,8 +13,8 @@ export interface SpentOutput {
   amount: string;
 }
 
-/** A withdrawal's transaction as recorded before it is sent. */
-export interface SignedTransaction {
+/** A withdrawal's transaction as recorded before it is sent (a type, not an interface: an event's data is one). */
+export type SignedTransaction = {
   raw: string;
   txHash: string;
   nonce: number | null;
@@ -24,7 +24,10 @@ export interface SignedTransaction {
   headBlockNumber?: number;
   /** Bitcoin: the outputs it spends */
   inputs?: SpentOutput[];
-}
+  /** EVM: its EIP-1559 fee fields, wei (what a replacement must raise by 10 % each) */
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+};
 
 /**
  * Events of `withdrawal-<id>`. The first three come from people (create, approve, cancel); the
@@ -56,16 +59,41 @@ export type WithdrawalEvent =
   /** the transaction is built, signed and recorded before it is sent: from here the withdrawal is committed to the chain */
   | DomainEvent<
       'WithdrawalTransactionSigned',
-      { id: string; raw: string; txHash: string; nonce: number | null; fee: string; signedAt: string; headBlockNumber?: number; inputs?: SpentOutput[] }
+      SignedTransaction & {
+        id: string;
+        /**
+         * Bitcoin, XRP: the network fee held on the ledger beside the amount, in total, from this
+         * event on. Absent on events recorded before fees were held (only the amount was): 0.
+         */
+        feeHeld?: string;
+      }
     >
   /**
-   * Bitcoin: the broadcast transaction stayed unconfirmed, so a BIP125 replacement (the same inputs
-   * and recipient, a higher fee from the change) is signed and recorded before it is sent; the
-   * processor follows it from here, and either one confirming completes the withdrawal.
+   * The broadcast transaction stayed unconfirmed, so a replacement is signed and recorded before it
+   * is sent: Bitcoin, a BIP125 one (the same inputs and recipient, a higher fee from the change);
+   * EVM, the same nonce at higher EIP-1559 fees. The processor follows it from here, and whichever
+   * is mined completes the withdrawal.
    */
   | DomainEvent<
       'WithdrawalTransactionReplaced',
-      { id: string; raw: string; txHash: string; replacedTxHash: string; fee: string; replacedFee: string; headBlockNumber: number; inputs: SpentOutput[]; replacedAt: string }
+      {
+        id: string;
+        raw: string;
+        txHash: string;
+        replacedTxHash: string;
+        fee: string;
+        replacedFee: string;
+        headBlockNumber: number;
+        /** Bitcoin */
+        inputs?: SpentOutput[];
+        /** EVM: the nonce it shares with the transaction it replaces, and its fee fields */
+        nonce?: number;
+        maxFeePerGas?: string;
+        maxPriorityFeePerGas?: string;
+        /** Bitcoin, XRP: the fee held in total from this event on; absent (older events): unchanged */
+        feeHeld?: string;
+        replacedAt: string;
+      }
     >
   | DomainEvent<'WithdrawalBroadcast', { id: string; txHash: string; broadcastAt: string }>
   | DomainEvent<'WithdrawalCompleted', { id: string; txHash: string; blockNumber: number; fee: string; completedAt: string }>
@@ -81,8 +109,13 @@ export interface WithdrawalRecord extends Omit<WithdrawalRequestedData, 'status'
   txnError: string | null;
   /** the signed transaction, once recorded (the newest replacement after one): the withdrawal can no longer be cancelled */
   signedTransaction: SignedTransaction | null;
-  /** Bitcoin: the transactions a replacement superseded, oldest first (absent when none was); one of them may still confirm instead */
+  /** the transactions a replacement superseded, oldest first (absent when none was); one of them may still be mined instead */
   replacedTransactions?: SignedTransaction[];
+  /**
+   * Bitcoin, XRP: the network fee held on the ledger for this withdrawal beside its amount (absent:
+   * none, as for every withdrawal signed before fees were held, and on chains whose gas wallet pays)
+   */
+  feeHeld?: string;
   blockNumber: number | null;
   /** the network fee the chain charged, native base units (set on completion or a failure on chain) */
   fee: string | null;
@@ -128,15 +161,17 @@ export const evolveWithdrawal = (state: Withdrawal, event: WithdrawalEvent): Wit
     case 'WithdrawalCancelled':
       return { ...state, status: 'Cancelled', txnError: event.data.txnError, cancelledBy: event.data.userId, updatedAt: event.data.cancelledAt };
     case 'WithdrawalTransactionSigned': {
-      const { id: _id, ...signed } = event.data;
-      return { ...state, signedTransaction: signed, updatedAt: signed.signedAt };
+      const { id: _id, feeHeld, ...signed } = event.data;
+      return { ...state, signedTransaction: signed, ...(feeHeld !== undefined ? { feeHeld } : {}), updatedAt: signed.signedAt };
     }
     case 'WithdrawalTransactionReplaced': {
       if (state.signedTransaction === null) return state;
-      const { raw, txHash, fee, headBlockNumber, inputs, replacedAt } = event.data;
+      const { raw, txHash, fee, headBlockNumber, inputs, nonce, maxFeePerGas, maxPriorityFeePerGas, feeHeld, replacedAt } = event.data;
+      const evmFees = maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined ? { maxFeePerGas, maxPriorityFeePerGas } : {};
       return {
         ...state,
-        signedTransaction: { raw, txHash, nonce: null, fee, signedAt: replacedAt, headBlockNumber, inputs },
+        signedTransaction: { raw, txHash, nonce: nonce ?? null, fee, signedAt: replacedAt, headBlockNumber, ...(inputs ? { inputs } : {}), ...evmFees },
+        ...(feeHeld !== undefined ? { feeHeld } : {}),
         replacedTransactions: [...(state.replacedTransactions ?? []), state.signedTransaction],
         // the hash the chain is now expected to confirm
         txnHash: state.status === 'Processing' ? txHash : state.txnHash,

@@ -5,12 +5,11 @@ import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
 import { findToken } from '../../catalog/tokens.js';
 import { DomainError } from '../../errors.js';
-import { ledgerDecider, type LedgerCommand } from '../../domain/ledger/decide.js';
+import type { LedgerCommand } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
-import { decideOnLoaded, loadAggregate, type CommandMetadata, type DecidedAppend } from '../../application/command-handler.js';
-import { onLedger } from '../../application/ledger-batches.js';
+import { decideOnLoaded, loadAggregate, type CommandMetadata } from '../../application/command-handler.js';
 import { applyWithdrawalCommand } from '../../application/withdrawals.js';
 import type { WithdrawalProcessingServices } from './services.js';
 import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
@@ -33,57 +32,39 @@ const MAX_STEPS_PER_CALL = 12;
 /** Bitcoin and XRP pay the network from the organization's own balance of the chain's coin (SPEC §1); EVM and Tron from the gas wallet. */
 const feeFromBalance = (chain: ChainDefinition) => chain.family === 'bitcoin' || chain.family === 'xrp';
 
-/** The completion: the withdrawal, its hold posted and (Bitcoin, XRP) its fee charged, in one append. */
-export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
-  const ledgerStream = streams.ledger(withdrawal.orgId, withdrawal.tokenId);
-  const stream = streams.withdrawal(withdrawal.id);
-  await onLedger(services, ledgerStream, metadata, {
-    stream,
-    read: () => loadAggregate(services.store, stream, withdrawalDecider),
-    decide: (ledger, now, current) => {
-      const events = withdrawalDecider.decide({ type: 'CompleteWithdrawal', id: withdrawal.id, txHash, blockNumber, fee: fee.toString() }, current.state, { now });
-      if (events.length === 0) return { appends: [], result: {} };
-      const base = { orgId: withdrawal.orgId, tokenId: withdrawal.tokenId };
-      const posted = ledgerDecider.decide({ type: 'PostHold', ...base, amount: BigInt(withdrawal.amount), withdrawalId: withdrawal.id }, ledger.state, { now });
-      const ledgerEvents = [...posted];
-      if (feeFromBalance(services.chain) && fee > 0n) {
-        const afterPost = posted.reduce(ledgerDecider.evolve, ledger.state);
-        try {
-          ledgerEvents.push(...ledgerDecider.decide({ type: 'ChargeFee', ...base, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }, afterPost, { now }));
-        } catch (error) {
-          if (!(error instanceof DomainError) || error.code !== 'INSUFFICIENT_BALANCE') throw error;
-          // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
-          services.logger.error('withdrawal: the fee exceeds the available balance; completed without charging it', { withdrawalId: withdrawal.id, fee: fee.toString() });
-        }
-      }
-      const appends: DecidedAppend[] = [
-        { stream, expectedRevision: current.expectedRevision, events },
-        { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents },
-      ];
-      return { appends, result: {} };
-    },
-  });
+/** Bitcoin, XRP: the network fee the chain took, charged to the organization's balance of the withdrawn coin. */
+const feeCharge = (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, fee: bigint): LedgerCommand[] =>
+  feeFromBalance(services.chain) && fee > 0n ? [{ type: 'ChargeFee', orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: fee, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }] : [];
+
+const logUnpaid = (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, unpaid: LedgerCommand[]) => {
+  // the chain took the fee already; the ledger cannot go negative: recorded uncharged, for an operator
+  for (const command of unpaid) services.logger.error('withdrawal: the fee exceeds the available balance; recorded without charging it', { withdrawalId: withdrawal.id, fee: command.amount.toString() });
 };
 
 /**
- * The failure: the withdrawal Failed with `txnError` and its hold released, in one append (the
- * create/cancel side's own path). On Bitcoin and XRP a fee the chain took anyway (a failed
- * transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
+ * The completion: the withdrawal, its hold posted, and on Bitcoin and XRP the fee held released and
+ * the fee the chain took charged, in one append (the difference goes back to available).
  */
-export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
-  const fee: LedgerCommand[] =
-    feeFromBalance(services.chain) && feePaid > 0n
-      ? [{ type: 'ChargeFee', orgId: withdrawal.orgId, tokenId: withdrawal.tokenId, amount: feePaid, reason: 'withdrawal', reference: `withdrawal:${withdrawal.id}` }]
-      : [];
-  await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, fee);
+export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
+  const command = { type: 'CompleteWithdrawal' as const, id: withdrawal.id, txHash, blockNumber, fee: fee.toString() };
+  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, command, metadata, feeCharge(services, withdrawal, fee));
+  logUnpaid(services, withdrawal, unpaid);
 };
 
-/** The organization's available balance of the withdrawn token must still pay a fee taken from it (Bitcoin, XRP). */
-const checkFeeCovered = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, fee: bigint) => {
-  if (!feeFromBalance(services.chain)) return;
-  const { state } = await loadAggregate(services.store, streams.ledger(withdrawal.orgId, withdrawal.tokenId), ledgerDecider);
-  if (state.available < fee) throw new CannotPayError(`the available balance (${state.available}) cannot pay the network fee (${fee})`, true);
+/**
+ * The failure: the withdrawal Failed with `txnError` and all it holds released (amount and fee), in
+ * one append (the create/cancel side's own path). On Bitcoin and XRP a fee the chain took anyway (a
+ * failed transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
+ */
+export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
+  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, feeCharge(services, withdrawal, feePaid));
+  logUnpaid(services, withdrawal, unpaid);
 };
+
+type ProcessorCommand = Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>;
+
+/** the ledger refused to hold a fee: its available balance cannot */
+const isInsufficientBalance = (error: unknown): error is DomainError => error instanceof DomainError && error.code === 'INSUFFICIENT_BALANCE';
 
 type Prepared = { kind: 'signed'; transaction: SignedWithdrawal } | { kind: 'topUpSigned' } | { kind: 'waiting'; for: 'gas' | 'funds' | 'confirmations' } | { kind: 'failed'; error: string };
 
@@ -165,16 +146,11 @@ const prepare = async (services: WithdrawalProcessingServices, withdrawal: Withd
       case 'evm':
       case 'tron':
         return await prepareAccountTransfer(services, withdrawal, metadata);
-      case 'bitcoin': {
-        const transaction = await signBitcoinWithdrawal(services, withdrawal);
-        await checkFeeCovered(services, withdrawal, transaction.fee);
-        return { kind: 'signed', transaction };
-      }
-      case 'xrp': {
-        const transaction = await signXrpWithdrawal(services, withdrawal);
-        await checkFeeCovered(services, withdrawal, transaction.fee);
-        return { kind: 'signed', transaction };
-      }
+      // the fee is held on the ledger when the transaction is recorded (or the withdrawal fails)
+      case 'bitcoin':
+        return { kind: 'signed', transaction: await signBitcoinWithdrawal(services, withdrawal) };
+      case 'xrp':
+        return { kind: 'signed', transaction: await signXrpWithdrawal(services, withdrawal) };
     }
   } catch (error) {
     if (error instanceof CannotPayError) return error.final ? { kind: 'failed', error: error.message } : { kind: 'waiting', for: 'funds' };
@@ -192,7 +168,7 @@ const unreplaceableLogged = new Map<string, number>();
  * gets a BIP125 replacement, signed and recorded here (sent by the next look, like any recorded
  * transaction, so a crash in between re-sends this one, never a third). True when one was recorded.
  */
-const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, record: (command: WithdrawalCommand) => Promise<boolean>, log: Logger): Promise<boolean> => {
+const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, record: (command: ProcessorCommand) => Promise<boolean>, log: Logger): Promise<boolean> => {
   const signed = withdrawal.signedTransaction;
   const replaceAfterBlocks = services.replaceAfterBlocks ?? DEFAULT_REPLACE_AFTER_BLOCKS;
   if (!signed?.inputs) return false;
@@ -201,10 +177,12 @@ const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal
   let replacement;
   try {
     replacement = await signBitcoinReplacement(services, withdrawal, { ...signed, inputs: signed.inputs }, head.number);
-    // the organization pays the fee of whichever transaction confirms: its balance must cover the higher one
-    await checkFeeCovered(services, withdrawal, replacement.fee);
+    // the organization pays the fee of whichever transaction confirms: the hold is raised to the
+    // higher one in the same append (refused, nothing recorded, when its available balance cannot)
+    const { raw, txHash, fee, headBlockNumber, inputs } = replacement;
+    await record({ type: 'RecordReplacementTransaction', id: withdrawal.id, raw, txHash, replacedTxHash: signed.txHash, fee: fee.toString(), headBlockNumber, inputs, holdFee: true });
   } catch (error) {
-    if (!(error instanceof CannotReplaceError) && !(error instanceof CannotPayError)) throw error;
+    if (!(error instanceof CannotReplaceError) && !isInsufficientBalance(error)) throw error;
     const logged = unreplaceableLogged.get(withdrawal.id);
     if (logged === undefined || head.number - logged >= replaceAfterBlocks) {
       unreplaceableLogged.set(withdrawal.id, head.number);
@@ -213,8 +191,7 @@ const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal
     return false;
   }
   unreplaceableLogged.delete(withdrawal.id);
-  const { raw, txHash, fee, headBlockNumber, inputs } = replacement;
-  await record({ type: 'RecordReplacementTransaction', id: withdrawal.id, raw, txHash, replacedTxHash: signed.txHash, fee: fee.toString(), headBlockNumber, inputs });
+  const { txHash, fee } = replacement;
   log.info('withdrawal: unconfirmed; replaced by fee', { txHash, replacedTxHash: signed.txHash, fee: fee.toString(), replacedFee: signed.fee, blocksWaited: head.number - signed.headBlockNumber! });
   return true;
 };
@@ -237,8 +214,9 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
     if (withdrawal.chainId !== chain.id) throw new Error(`withdrawal ${withdrawalId} is on ${withdrawal.chainId}, not ${chain.id}`);
     if (isTerminal(withdrawal.status) || withdrawal.status === 'PendingApproval') return { outcome: 'finished', status: withdrawal.status };
     const metadata: CommandMetadata = { actor: `withdrawal-processor:${chain.id}`, orgId: withdrawal.orgId };
-    const record = async (command: WithdrawalCommand): Promise<boolean> => {
-      const events = await decideOnLoaded(services, stream, withdrawalDecider, loaded, command, metadata);
+    // through the ledger's queue, with what the step does to the ledger (a fee held) in the same append
+    const record = async (command: ProcessorCommand): Promise<boolean> => {
+      const { events } = await applyWithdrawalCommand(services, withdrawal, command, metadata);
       for (const event of events) await services.faults?.afterRecord?.(event.type);
       return events.length > 0;
     };
@@ -258,7 +236,16 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
         case 'signed': {
           const { raw, txHash, nonce, fee, headBlockNumber, inputs } = prepared.transaction;
           const bitcoin = headBlockNumber !== undefined && inputs !== undefined ? { headBlockNumber, inputs } : {};
-          await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString(), ...bitcoin });
+          try {
+            await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString(), ...bitcoin, holdFee: feeFromBalance(chain) });
+          } catch (error) {
+            if (!isInsufficientBalance(error)) throw error;
+            // the bytes are dropped unsent: the fee cannot be held beside the amount
+            const reason = `the available balance (${String(error.details?.available)}) cannot hold the network fee (${fee})`;
+            await failWithdrawal(services, withdrawal, reason, metadata);
+            log.error('withdrawal: failed before signing', { error: reason });
+            continue;
+          }
           log.info('withdrawal: transaction signed', { txHash, nonce, fee: fee.toString() });
           continue;
         }
