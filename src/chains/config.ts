@@ -22,6 +22,8 @@ const evmFeesSchema = z.strictObject({
   baseFeeMultiplier: z.number().min(1).max(10).optional(),
   /** gas limit of an ERC-20 transfer when the node cannot estimate it (e.g. the sender holds no tokens yet); default 100000 */
   tokenTransferGasLimit: z.number().int().min(21_000).max(1_000_000).optional(),
+  /** blocks a withdrawal may stay pending before it is replaced at higher fees (same nonce, EIP-1559 +10 %, never above maxFeePerGasGwei); default 6 */
+  replaceAfterBlocks: z.number().int().min(1).max(1008).optional(),
 });
 
 const satPerVbyte = z.number().int().min(1).max(10_000);

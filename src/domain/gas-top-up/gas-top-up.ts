@@ -9,17 +9,18 @@ import type { SignedStep } from '../sweep/sweep.js';
  * never tops up twice for one need. The withdrawal's own events stay the withdrawal decider's.
  */
 export type GasTopUpEvent =
-  | DomainEvent<'WithdrawalGasTopUpSigned', { withdrawalId: string; chainId: string; step: SignedStep; signedAt: string }>
+  /** `replacing`: the withdrawal's transaction whose EIP-1559 replacement this top-up pays the higher fee of (absent: the first one's fee) */
+  | DomainEvent<'WithdrawalGasTopUpSigned', { withdrawalId: string; chainId: string; step: SignedStep; replacing?: string; signedAt: string }>
   | DomainEvent<'WithdrawalGasTopUpConfirmed', { withdrawalId: string; txHash: string; blockNumber: number; fee: string; confirmedAt: string }>
   | DomainEvent<'WithdrawalGasTopUpFailed', { withdrawalId: string; txHash: string; error: string; failedAt: string }>;
 
 export type GasTopUpState =
   | { status: 'None'; count: number }
-  | { status: 'Signed' | 'Confirmed'; step: SignedStep; count: number }
-  | { status: 'Failed'; step: SignedStep; error: string; count: number };
+  | { status: 'Signed' | 'Confirmed'; step: SignedStep; count: number; replacing?: string }
+  | { status: 'Failed'; step: SignedStep; error: string; count: number; replacing?: string };
 
 export type GasTopUpCommand =
-  | { type: 'RecordTopUpSigned'; withdrawalId: string; chainId: string; step: SignedStep }
+  | { type: 'RecordTopUpSigned'; withdrawalId: string; chainId: string; step: SignedStep; replacing?: string }
   | { type: 'RecordTopUpConfirmed'; withdrawalId: string; blockNumber: number; fee: bigint }
   | { type: 'RecordTopUpFailed'; withdrawalId: string; error: string };
 
@@ -29,11 +30,11 @@ export const MAX_TOP_UPS_PER_WITHDRAWAL = 3;
 const evolve = (state: GasTopUpState, event: GasTopUpEvent): GasTopUpState => {
   switch (event.type) {
     case 'WithdrawalGasTopUpSigned':
-      return { status: 'Signed', step: event.data.step, count: state.count + 1 };
+      return { status: 'Signed', step: event.data.step, count: state.count + 1, ...(event.data.replacing ? { replacing: event.data.replacing } : {}) };
     case 'WithdrawalGasTopUpConfirmed':
-      return state.status === 'None' ? state : { status: 'Confirmed', step: state.step, count: state.count };
+      return state.status === 'None' ? state : { ...state, status: 'Confirmed' };
     case 'WithdrawalGasTopUpFailed':
-      return state.status === 'None' ? state : { status: 'Failed', step: state.step, error: event.data.error, count: state.count };
+      return state.status === 'None' ? state : { ...state, status: 'Failed', error: event.data.error };
   }
 };
 
@@ -50,7 +51,12 @@ const decide = (command: GasTopUpCommand, state: GasTopUpState, { now }: { now: 
         throw outOfOrder(command, state);
       }
       if (state.count >= MAX_TOP_UPS_PER_WITHDRAWAL) throw new DomainError('GAS_TOP_UP_LIMIT', `withdrawal ${command.withdrawalId} had ${state.count} gas top-ups already`);
-      return [{ type: 'WithdrawalGasTopUpSigned', data: { withdrawalId: command.withdrawalId, chainId: command.chainId, step: command.step, signedAt: at } }];
+      return [
+        {
+          type: 'WithdrawalGasTopUpSigned',
+          data: { withdrawalId: command.withdrawalId, chainId: command.chainId, step: command.step, ...(command.replacing ? { replacing: command.replacing } : {}), signedAt: at },
+        },
+      ];
     case 'RecordTopUpConfirmed':
       if (state.status === 'Confirmed') return [];
       if (state.status !== 'Signed') throw outOfOrder(command, state);

@@ -1,6 +1,7 @@
 import type { DecideContext, Decider } from '../decider.js';
 import { DomainError } from '../../errors.js';
-import { evolveWithdrawal, initialWithdrawal, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
+import { canReplace } from './eip1559-replacement.js';
+import { evolveWithdrawal, initialWithdrawal, type SignedTransaction, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
 
 export type WithdrawalCommand =
   | ({ type: 'RequestWithdrawal' } & Omit<WithdrawalRequestedData, 'status' | 'requestedAt'>)
@@ -116,10 +117,24 @@ const recordReplacement = (command: Extract<WithdrawalCommand, { type: 'RecordRe
   if (state.signedTransaction?.txHash === command.txHash) return [];
   if (state.status !== 'Processing' || state.signedTransaction?.txHash !== command.replacedTxHash) throw outOfOrder(state, `replace ${command.replacedTxHash}`);
   if (BigInt(command.fee) <= BigInt(state.signedTransaction.fee)) throw new RangeError(`a replacement pays more than ${state.signedTransaction.fee}, not ${command.fee}`);
+  if (command.nonce !== undefined) checkEip1559Replacement(state.signedTransaction, command);
   const { type: _type, id: _id, holdFee, ...replacement } = command;
   // the hold covers the highest fee any of its transactions may pay: whichever is mined, the ledger can charge it
   const feeHeld = holdFee ? { feeHeld: maxOf(BigInt(state.feeHeld ?? '0'), BigInt(command.fee)).toString() } : {};
   return [{ type: 'WithdrawalTransactionReplaced', data: { id: state.id, ...replacement, replacedFee: state.signedTransaction.fee, ...feeHeld, replacedAt: now } }];
+};
+
+/** EVM: the same nonce, both fee fields 10 % higher (what a node asks of a replacement), or it is a bug */
+const checkEip1559Replacement = (stuck: SignedTransaction, command: Extract<WithdrawalCommand, { type: 'RecordReplacementTransaction' }>) => {
+  const fees = (transaction: { maxFeePerGas?: string | undefined; maxPriorityFeePerGas?: string | undefined }) =>
+    transaction.maxFeePerGas !== undefined && transaction.maxPriorityFeePerGas !== undefined
+      ? { maxFeePerGas: BigInt(transaction.maxFeePerGas), maxPriorityFeePerGas: BigInt(transaction.maxPriorityFeePerGas) }
+      : null;
+  const before = fees(stuck);
+  const after = fees(command);
+  if (stuck.nonce !== command.nonce || !before || !after || !canReplace(before, after)) {
+    throw new RangeError(`an EIP-1559 replacement takes nonce ${stuck.nonce} with both fee fields 10 % higher than ${stuck.maxFeePerGas}/${stuck.maxPriorityFeePerGas}`);
+  }
 };
 
 /** The transactions that can complete the withdrawal: the one followed and those it replaced (they spend the same inputs: one at most confirms). */

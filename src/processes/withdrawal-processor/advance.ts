@@ -1,7 +1,5 @@
 import type { ChainDefinition } from '../../catalog/chain.js';
-import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand } from '../../domain/gas-top-up/gas-top-up.js';
 import { CannotPayError, signBitcoinWithdrawal, signXrpWithdrawal, type SignedWithdrawal } from './transactions.js';
-import { prepareGasTopUp } from '../../chains/transfers/top-up.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
 import { findToken } from '../../catalog/tokens.js';
 import { DomainError } from '../../errors.js';
@@ -9,14 +7,13 @@ import type { LedgerCommand } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
 import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
-import { decideOnLoaded, loadAggregate, type CommandMetadata } from '../../application/command-handler.js';
+import { loadAggregate, type CommandMetadata } from '../../application/command-handler.js';
 import { applyWithdrawalCommand } from '../../application/withdrawals.js';
 import type { WithdrawalProcessingServices } from './services.js';
 import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
 import { followWithdrawalTransaction } from './following.js';
-import { settle } from '../settlement.js';
-import { withSendingWallet } from '../sending-wallets.js';
-import { sendRecorded } from '../../chains/transfers/follow.js';
+import { withdrawalGasTopUps } from './gas.js';
+import { replaceEvmIfStuck } from './evm-replacement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
 
@@ -73,7 +70,7 @@ type Prepared = { kind: 'signed'; transaction: SignedWithdrawal } | { kind: 'top
  * lacks it, the gas wallet tops it up first (the sweep's top-up step, recorded before it is sent).
  */
 const prepareAccountTransfer = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata): Promise<Prepared> => {
-  const { chain, gateway, signer, store } = services;
+  const { chain, gateway, signer } = services;
   const token = findToken(withdrawal.tokenId);
   if (!token) return { kind: 'failed', error: `the catalog has no token ${withdrawal.tokenId}` };
   const asset = token.kind === 'native' ? 'native' : token.address;
@@ -82,32 +79,11 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   const from = wallets.settlementAddress;
 
   // a top-up in flight is followed to its end before anything else is signed
-  const gasStream = streams.withdrawalGas(withdrawal.id);
-  const gas = await loadAggregate(store, gasStream, gasTopUpDecider);
-  const recordGas = async (command: GasTopUpCommand) => {
-    const events = await decideOnLoaded(services, gasStream, gasTopUpDecider, gas, command, metadata);
-    for (const event of events) await services.faults?.afterRecord?.(event.type);
-  };
+  const gas = await withdrawalGasTopUps(services, withdrawal, wallets, metadata);
   let gasReceived = gas.state.status === 'Confirmed';
   if (gas.state.status === 'Signed') {
-    const gasWallet = { branch: 'gas' as const, index: wallets.index };
-    const followed = await settle(services, { current: gas.state.step }, {
-      orgId: withdrawal.orgId,
-      metadata,
-      sender: async () => (chain.family === 'evm' && wallets.gasAddress ? { family: 'evm', wallet: gasWallet, address: wallets.gasAddress } : { family: 'expires' }),
-    });
-    if (followed.kind === 'sent') return { kind: 'waiting', for: 'confirmations' };
-    if (followed.kind === 'failed') {
-      await recordGas({ type: 'RecordTopUpFailed', withdrawalId: withdrawal.id, error: followed.error });
-      // a top-up that provably can never be mined (its nonce taken by another transaction, at depth)
-      // is signed afresh on the next pass, a bounded number of times; the withdrawal itself was never sent
-      if (gas.state.count < MAX_TOP_UPS_PER_WITHDRAWAL) {
-        services.logger.warn('withdrawal: gas top-up failed; another will be sent', { withdrawalId: withdrawal.id, error: followed.error });
-        return { kind: 'waiting', for: 'gas' };
-      }
-      return { kind: 'failed', error: `the gas top-up failed: ${followed.error}` };
-    }
-    await recordGas({ type: 'RecordTopUpConfirmed', withdrawalId: withdrawal.id, blockNumber: followed.blockNumber, fee: followed.fee });
+    const followed = await gas.follow();
+    if (followed.kind === 'waiting' || followed.kind === 'failed') return followed;
     gasReceived = true;
   }
 
@@ -115,28 +91,19 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   const estimate = await gateway.estimateFee({ from, to: withdrawal.recipient, asset, amount });
   const nativeBalance = await gateway.balance(from, 'native');
   if (asset === 'native' && nativeBalance < amount) return { kind: 'waiting', for: 'funds' };
-  const now = services.clock();
   // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
   // are what its ledger says it holds): every EVM/Tron withdrawal first receives exactly its fee.
   // A fee of zero (Tron: free or staked bandwidth and energy cover it) needs no top-up at all.
   if (!gasReceived && estimate.fee > 0n) {
-    const shortfall = estimate.fee;
-    if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
-    const gasAddress = wallets.gasAddress;
-    // the gas wallet's one signer at a time: its next nonce picked, the top-up signed, recorded and sent
-    return withSendingWallet(services.db, chain, gasAddress, async (): Promise<Prepared> => {
-      const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress, to: from, shortfall, gasWalletBusy: false, now });
-      if (topUp.kind !== 'signed') {
-        services.logger.warn('withdrawal: waiting for gas', { withdrawalId: withdrawal.id, gasWallet: gasAddress, ...(topUp.kind === 'wait' ? { required: topUp.required.toString(), available: topUp.available.toString() } : {}) });
-        return { kind: 'waiting', for: 'gas' };
-      }
-      await recordGas({ type: 'RecordTopUpSigned', withdrawalId: withdrawal.id, chainId: chain.id, step: topUp.step });
-      await sendRecorded(services, topUp.step);
-      return { kind: 'topUpSigned' };
-    });
+    const sent = await gas.send(estimate.fee);
+    return sent.kind === 'signed' ? { kind: 'topUpSigned' } : sent.kind === 'confirmed' ? { kind: 'waiting', for: 'gas' } : sent;
   }
-  const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'settlement', index: wallets.index }, from, to: withdrawal.recipient, asset, amount, estimate, now });
-  return { kind: 'signed', transaction: { raw: step.raw, txHash: step.txHash, nonce: step.nonce, fee: estimate.fee } };
+  const head = chain.family === 'evm' ? await gateway.head() : null;
+  const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'settlement', index: wallets.index }, from, to: withdrawal.recipient, asset, amount, estimate, now: services.clock() });
+  // EVM: the head it was signed at and its fee fields, what a replacement of it needs (./evm-replacement.ts)
+  const { maxFeePerGas, maxPriorityFeePerGas } = estimate.parameters;
+  const evm = head && maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined ? { headBlockNumber: head.number, maxFeePerGas, maxPriorityFeePerGas } : {};
+  return { kind: 'signed', transaction: { raw: step.raw, txHash: step.txHash, nonce: step.nonce, fee: estimate.fee, ...evm } };
 };
 
 /** Builds and signs the withdrawal's transaction (or the gas top-up it needs first); nothing is sent here. */
@@ -234,10 +201,9 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
         case 'topUpSigned':
           continue;
         case 'signed': {
-          const { raw, txHash, nonce, fee, headBlockNumber, inputs } = prepared.transaction;
-          const bitcoin = headBlockNumber !== undefined && inputs !== undefined ? { headBlockNumber, inputs } : {};
+          const { fee, ...transaction } = prepared.transaction;
           try {
-            await record({ type: 'RecordSignedTransaction', id: withdrawalId, raw, txHash, nonce, fee: fee.toString(), ...bitcoin, holdFee: feeFromBalance(chain) });
+            await record({ type: 'RecordSignedTransaction', id: withdrawalId, ...transaction, fee: fee.toString(), holdFee: feeFromBalance(chain) });
           } catch (error) {
             if (!isInsufficientBalance(error)) throw error;
             // the bytes are dropped unsent: the fee cannot be held beside the amount
@@ -246,7 +212,7 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
             log.error('withdrawal: failed before signing', { error: reason });
             continue;
           }
-          log.info('withdrawal: transaction signed', { txHash, nonce, fee: fee.toString() });
+          log.info('withdrawal: transaction signed', { txHash: transaction.txHash, nonce: transaction.nonce, fee: fee.toString() });
           continue;
         }
       }
@@ -265,6 +231,12 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
     }
     if (followed.kind === 'sent') {
       if (followed.inMempool && chain.family === 'bitcoin' && (await replaceIfStuck(services, withdrawal, record, log))) continue;
+      // EVM: pending, or dropped and refused as underpriced when sent again (a node evicting what the base fee priced out)
+      if (chain.family === 'evm') {
+        const replaced = await replaceEvmIfStuck(services, withdrawal, record, metadata, log);
+        if (replaced === 'replaced') continue;
+        if (replaced === 'waiting') return { outcome: 'waiting', for: 'gas' };
+      }
       return { outcome: 'waiting', for: 'confirmations' };
     }
     // the transaction followed, or one it replaced that was mined first: they spend the same inputs, so only one ever pays

@@ -7,7 +7,8 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
 import type { StuckTransactions } from '../../chains/transfers/stuck.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
-import type { BitcoinFeePolicy, ChainsConfig } from '../../chains/config.js';
+import type { BitcoinFeePolicy, ChainsConfig, EvmFeePolicy } from '../../chains/config.js';
+import { gweiToWei } from '../../chains/evm/fees.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { WithdrawalProcessor, type WithdrawalProcessorOptions } from './worker.js';
@@ -28,15 +29,22 @@ export interface WithdrawalProcessorDependencies {
   /** where transactions without an outcome for too long are reported */
   stuck?: StuckTransactions;
   options?: Omit<WithdrawalProcessorOptions, 'services' | 'database'>;
-  /** CHAINS_CONFIG: a Bitcoin chain's `fees.replaceAfterBlocks` sets its replace-by-fee rule (replacement.ts) */
+  /** CHAINS_CONFIG: a Bitcoin or EVM chain's `fees.replaceAfterBlocks` sets its replacement rule (replacement.ts); an EVM chain's `fees.maxFeePerGasGwei` bounds a replacement */
   chainsConfig?: ChainsConfig | null;
 }
 
-/** A Bitcoin chain's `fees.replaceAfterBlocks`, if CHAINS_CONFIG sets one (its schema checks it is a whole number of blocks). */
+/** A Bitcoin or EVM chain's `fees.replaceAfterBlocks`, if CHAINS_CONFIG sets one (its schema checks it is a whole number of blocks). */
 export const replaceAfterBlocksOf = (chainsConfig: ChainsConfig | null | undefined, chain: ChainDefinition): number | undefined => {
-  if (chain.family !== 'bitcoin') return undefined;
-  const fees = chainsConfig?.chains.get(chain.id)?.fees as BitcoinFeePolicy | undefined;
+  if (chain.family !== 'bitcoin' && chain.family !== 'evm') return undefined;
+  const fees = chainsConfig?.chains.get(chain.id)?.fees as BitcoinFeePolicy | EvmFeePolicy | undefined;
   return fees?.replaceAfterBlocks;
+};
+
+/** An EVM chain's fee cap (`fees.maxFeePerGasGwei`) in wei, if CHAINS_CONFIG sets one: no replacement offers more. */
+export const maxFeePerGasOf = (chainsConfig: ChainsConfig | null | undefined, chain: ChainDefinition): bigint | undefined => {
+  if (chain.family !== 'evm') return undefined;
+  const cap = (chainsConfig?.chains.get(chain.id)?.fees as EvmFeePolicy | undefined)?.maxFeePerGasGwei;
+  return cap === undefined ? undefined : gweiToWei(cap);
 };
 
 /** One withdrawal processor per running chain that has a gateway. */
@@ -46,7 +54,20 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
     const gateway = gateways(chain.id);
     if (!signer || !wallets || !gateway) continue;
     const replaceAfterBlocks = replaceAfterBlocksOf(chainsConfig, chain);
-    const services: WithdrawalProcessingServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(stuck ? { stuck } : {}), ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }) };
+    const maxFeePerGas = maxFeePerGasOf(chainsConfig, chain);
+    const services: WithdrawalProcessingServices = {
+      chain,
+      gateway,
+      signer,
+      wallets,
+      store,
+      clock,
+      db,
+      logger,
+      ...(stuck ? { stuck } : {}),
+      ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }),
+      ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
+    };
     processors.push(new WithdrawalProcessor({ ...options, services, database }));
   }
   return {

@@ -12,9 +12,12 @@ import { bitcoinWalletsOf, type FamilyServices } from './transactions.js';
  */
 export const DEFAULT_REPLACE_AFTER_BLOCKS = 6;
 
-/** Whether the transaction followed has waited long enough unconfirmed to be replaced; one recorded without its head or inputs (before this rule existed) never is. */
+/**
+ * Whether the transaction followed has waited long enough unconfirmed to be replaced; one recorded
+ * without its head and inputs (Bitcoin) or fee fields (EVM), before these rules existed, never is.
+ */
 export const isStuck = (signed: SignedTransaction, headNumber: number, replaceAfterBlocks: number): boolean =>
-  signed.headBlockNumber !== undefined && signed.inputs !== undefined && headNumber - signed.headBlockNumber >= replaceAfterBlocks;
+  signed.headBlockNumber !== undefined && (signed.inputs !== undefined || signed.maxFeePerGas !== undefined) && headNumber - signed.headBlockNumber >= replaceAfterBlocks;
 
 export interface SignedReplacement {
   raw: string;

@@ -31,9 +31,11 @@ export interface SignedWithdrawal {
   nonce: number | null;
   /** the fee the transaction states or is estimated at, native base units */
   fee: bigint;
-  /** Bitcoin: the head it was signed at and the outputs it spends (what a replacement needs) */
+  /** Bitcoin, EVM: the head it was signed at; Bitcoin: the outputs it spends; EVM: its fee fields (what a replacement needs) */
   headBlockNumber?: number;
   inputs?: SpentOutput[];
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
 }
 
 /** The plan cannot be paid as things stand; `final`: it never will be (the withdrawal fails), else it waits. */
