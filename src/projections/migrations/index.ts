@@ -10,6 +10,7 @@ import * as withdrawals from './20261122T2000-withdrawals.js';
 import * as auditStreams from './20261123T0900-audit-streams.js';
 import * as accountsSeqFromPosition from './20261123T1000-accounts-seq-from-position.js';
 import * as depositStatus from './20261125T0900-deposit-status.js';
+import * as withdrawalStatusCounts from './20261125T1400-withdrawal-status-counts.js';
 import * as sweepQueueClosedByEvents from './20261125T1700-sweep-queue-closed-by-events.js';
 
 /**
@@ -31,6 +32,7 @@ export const readModelMigrations: MigrationSet = {
     '20261123T0900-audit-streams': auditStreams,
     '20261123T1000-accounts-seq-from-position': accountsSeqFromPosition,
     '20261125T0900-deposit-status': depositStatus,
+    '20261125T1400-withdrawal-status-counts': withdrawalStatusCounts,
     '20261125T1700-sweep-queue-closed-by-events': sweepQueueClosedByEvents,
   },
 };
