@@ -22,6 +22,10 @@ import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
 import { ProjectionRunner } from './projections/runner.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { observeService } from './observability/metrics.js';
+import { operationsFigures } from './projections/operations-figures.js';
+import { createReadiness } from './projections/readiness.js';
+import { logStartSummary } from './config/start-summary.js';
 
 export interface RunningService {
   url: string;
@@ -72,7 +76,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     clock,
     addresses: createDepositAddressBook(infrastructure.signer ?? signerMissing),
   };
-  const runners = allProjections().map(
+  const projections = allProjections();
+  const runners = projections.map(
     (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
   );
   const dispatcher = new WebhookDispatcher({
@@ -132,7 +137,9 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     stuck: stuckTransactions,
     chainsConfig: config.chains,
   });
+  const readiness = createReadiness(infrastructure.db, infrastructure.store, projections);
   const app = createApp({
+    readiness: readiness.check,
     gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
     withdrawals: { gateways, wallets: organizationWallets },
     logger,
@@ -143,8 +150,18 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     chains: availability,
     rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
   });
+  // GET /metrics: the figures of the read models, and the stuck transactions this process's workers see
+  const stopObserving = observeService({
+    ...operationsFigures(infrastructure.db, infrastructure.store, projections),
+    stuckTransactions: () => {
+      const byChain: Record<string, number> = {};
+      for (const { chainId } of stuckTransactions.list()) byChain[chainId] = (byChain[chainId] ?? 0) + 1;
+      return byChain;
+    },
+  });
   return {
     app,
+    readiness,
     services,
     depositAccounts,
     devnet,
@@ -175,6 +192,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
       await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
       await devnet?.stopProducer();
       for (const gateway of nodeGateways.values()) gateway.close?.();
+      stopObserving();
     },
   };
 };
@@ -190,24 +208,29 @@ export const startService = async (config: Config, logger: Logger): Promise<Runn
     await infrastructure.close();
     throw error;
   }
+  let server: ServerType | null = null;
   try {
-    await service.startWorkers();
-    const server = await listen(service.app, config);
+    // listening before the projections caught up: /healthz answers at once, /readyz once they did
+    await service.readiness.recordStart();
+    server = await listen(service.app, config);
     const address = server.address() as AddressInfo;
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    logger.info('ledgergate listening', { url, eventStore: infrastructure.eventStoreKind });
+    await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind });
+    await service.startWorkers();
+    const listening = server;
     return {
       url,
       infrastructure,
       stop: async () => {
         logger.info('shutting down');
-        await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
+        await closeServer(listening, config.SHUTDOWN_TIMEOUT_MS);
         await service.stopWorkers();
         await infrastructure.close();
         logger.info('stopped');
       },
     };
   } catch (error) {
+    if (server) await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
     await service.stopWorkers();
     await infrastructure.close();
     throw error;

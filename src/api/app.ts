@@ -20,6 +20,10 @@ import { docsRoutes } from './docs/index.js';
 import { consoleRoutes } from '../console/routes.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
+import { metricsRoutes } from './metrics/index.js';
+import { recordRequestMetrics } from './middleware/metrics.js';
+import { requestIdInErrors } from './middleware/request-id-in-errors.js';
+import { readinessRoutes, type ReadinessCheck } from './readiness/index.js';
 import { authenticate, requirePerson } from './middleware/authenticate.js';
 import { limitBody } from './middleware/body.js';
 import { limitRate } from './middleware/rate-limit.js';
@@ -38,6 +42,8 @@ import { withdrawalRoutes } from './withdrawals/index.js';
 export interface AppDependencies {
   logger: Logger;
   health: HealthCheck;
+  /** GET /readyz: whether this process may take traffic yet (absent: ready at once) */
+  readiness?: ReadinessCheck;
   services: OrganizationServices;
   depositAccounts: DepositAccountServices;
   /** which chains run service-wide; each organization may switch them off */
@@ -72,12 +78,18 @@ const fromHttpException = (error: HTTPException): ApiError => {
 };
 
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {
+export const createApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }), services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
+  app.use('*', recordRequestMetrics());
+  app.use('*', requestIdInErrors());
   app.use('*', limitBody());
 
   app.route('/', healthRoutes(health));
+  app.route('/', readinessRoutes(readiness));
+  app.route('/', metricsRoutes());
+  // the API's own documentation is where a visitor to the root finds their way
+  app.get('/', (c) => c.redirect('/docs', 302));
   app.route('/', docsRoutes());
   app.route('/', consoleRoutes());
   app.route('/', auditPublicKeyRoutes(services.keyring));

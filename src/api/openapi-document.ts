@@ -1,5 +1,5 @@
 /** Operations anyone may call: their `security` is empty, so tools do not ask for credentials. */
-const PUBLIC_OPERATIONS = new Set(['get /healthz', 'post /auth/login', 'get /audit/public-key']);
+const PUBLIC_OPERATIONS = new Set(['get /healthz', 'get /readyz', 'get /metrics', 'post /auth/login', 'get /audit/public-key']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 

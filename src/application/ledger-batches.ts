@@ -1,3 +1,4 @@
+import { ledgerBatchSize } from '../observability/metrics.js';
 import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import type { LedgerEvent, LedgerState } from '../domain/ledger/ledger.js';
@@ -141,6 +142,7 @@ export class LedgerBatcher {
   }
 
   private async runBatch(ledgerStream: string, queue: LedgerQueue, batch: Task[]): Promise<void> {
+    ledgerBatchSize.observe(batch.length);
     const { store, clock } = batch[0]!.services;
     const now = clock();
     let loaded: { state: LedgerState; expectedRevision: ExpectedRevision };

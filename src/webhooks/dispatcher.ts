@@ -8,6 +8,7 @@ import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';
 import { Wakeup } from './wakeup.js';
+import { webhookDeliveriesTotal } from '../observability/metrics.js';
 
 export interface WebhookDispatcherOptions {
   /** the read-model database that holds the outbox */
@@ -168,8 +169,11 @@ export class WebhookDispatcher {
         shutdown: this.shutdown.signal,
       });
       const recorded = await this.outcomes.add({ claim, outcome });
+      webhookDeliveriesTotal.inc({ outcome: recorded });
       const details = { ...fields, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs), outcome: recorded };
       if (recorded === 'failed') this.logger.warn('webhooks: delivery failed after its last attempt', details);
+      // an attempt the receiver refused or never answered: the integrator's operator may need to look
+      else if (recorded === 'retry') this.logger.warn('webhooks: delivery attempt failed; retrying later', details);
       else if (recorded === 'superseded') this.logger.warn('webhooks: attempt ended after its lease was lost; outcome not applied', details);
       else this.logger.debug('webhooks: attempt', details);
     } catch (error) {

@@ -35,7 +35,7 @@ describe('HTTP shell', () => {
       error: 'SERVICE_UNAVAILABLE',
       message: 'The service is temporarily unavailable',
       statusCode: 503,
-      details: { checks: { eventStore: false, readModels: true } },
+      details: { checks: { eventStore: false, readModels: true }, requestId: response.headers.get('x-request-id') },
     });
   });
 
@@ -54,7 +54,7 @@ describe('HTTP shell', () => {
     const response = await app.request('/explode');
     expect(response.status).toBe(500);
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred', statusCode: 500 });
+    expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred', statusCode: 500, details: { requestId: response.headers.get('x-request-id') } });
     expect(text).not.toContain('hunter2');
     expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 'error' });
   });
@@ -63,8 +63,8 @@ describe('HTTP shell', () => {
     const { app, lines } = appWith(async () => ({ ok: true }));
     const response = await app.request('/nope', { method: 'POST', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such route', statusCode: 404 });
     const requestId = response.headers.get('x-request-id');
+    expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such route', statusCode: 404, details: { requestId } });
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.filter((line) => line.msg === 'request')).toEqual([
       expect.objectContaining({ requestId, method: 'POST', path: '/nope', status: 404, level: 'info' }),

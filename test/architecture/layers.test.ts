@@ -22,7 +22,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'security', holds: ['security'] },
   { name: 'domain', holds: ['domain'] },
   { name: 'catalog', holds: ['catalog'] },
-  { name: 'leaves', holds: ['lib', 'log.ts', 'errors.ts'] },
+  { name: 'leaves', holds: ['lib', 'log.ts', 'errors.ts', 'observability'] },
   // the typed HTTP client (ledgergate/client): stands alone, imports nothing of the service
   { name: 'client', holds: ['client'] },
 ];

@@ -49,7 +49,7 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
     const response = await fetch(`${service!.url}/no/such/route?apiKey=secret`, { headers: { 'x-request-id': 'trace-123' } });
     expect(response.status).toBe(404);
     expect(response.headers.get('x-request-id')).toBe('trace-123');
-    expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such route', statusCode: 404 });
+    expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such route', statusCode: 404, details: { requestId: 'trace-123' } });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const line = service!.logs.find((record) => record.requestId === 'trace-123');
     expect(line).toMatchObject({ level: 'info', msg: 'request', method: 'GET', path: '/no/such/route', status: 404 });

@@ -13,6 +13,18 @@ import { totpCode } from '../../src/security/totp.js';
 import { composeService } from '../../src/server.js';
 import { createTestDatabase } from './database.js';
 
+/**
+ * Every error body names its request (details.requestId, the x-request-id header): checked here for
+ * every error any test meets, then left out, so tests compare the rest of the body as it was.
+ */
+const withoutRequestId = (body: Record<string, unknown>, headers: Headers): Record<string, unknown> => {
+  if (typeof body.error !== 'string' || typeof body.statusCode !== 'number') return body;
+  const { requestId, ...details } = (body.details ?? {}) as Record<string, unknown>;
+  if (requestId !== headers.get('x-request-id')) throw new Error(`error body without its request id: ${JSON.stringify(body)}`);
+  const { details: _details, ...rest } = body;
+  return Object.keys(details).length > 0 ? { ...rest, details } : rest;
+};
+
 export type TestService = Awaited<ReturnType<typeof startTestService>>;
 
 /**
@@ -45,7 +57,8 @@ export const startTestService = async (env: Record<string, string> = {}, options
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+    const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
+    return { status: response.status, headers: response.headers, body: body && withoutRequestId(body, response.headers) };
   };
 
   return {

@@ -16,8 +16,19 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
 }
 
-/** Starts `ledgergate serve` as a real process and resolves once it listens. */
-export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
+/** Polls GET /readyz until it answers 200 (bounded: the wait is not what a test measures). */
+export const waitUntilReady = async (url: string, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(`${url}/readyz`).then((response) => response.status, () => 0);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms (last /readyz: ${status})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Starts `ledgergate serve` as a real process and resolves once it listens and, unless told not to wait, is ready. */
+export const startServiceProcess = async (env: Record<string, string>, options: { waitReady?: boolean } = {}): Promise<ServiceProcess> => {
   const child = spawn(process.execPath, [bin, 'serve'], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -35,6 +46,7 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
     });
     void exited.then((code) => reject(new Error(`ledgergate exited (${code}) before listening: ${stderr}`)));
   });
+  if (options.waitReady !== false) await waitUntilReady(url);
   return { child, url, logs, exited };
 };
 

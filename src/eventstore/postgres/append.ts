@@ -3,6 +3,7 @@ import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js'
 import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
 import { Coalescer } from '../../db/coalescer.js';
+import { eventStoreAppendBatchSize, eventStoreAppendDuration } from '../../observability/metrics.js';
 
 const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 
@@ -76,7 +77,10 @@ export class GroupCommitAppender {
     maxAppendsPerBatch = 500,
   ) {
     const write = async (batch: StreamAppend[][]) => {
+      eventStoreAppendBatchSize.observe(batch.length);
+      const timer = eventStoreAppendDuration.startTimer();
       const { rows } = await pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [JSON.stringify(batch.map(toPayload))]);
+      timer();
       return rows[0]!.result;
     };
     this.batches = new Coalescer(async (batch) => {

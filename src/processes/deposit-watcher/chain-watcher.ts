@@ -16,6 +16,7 @@ import { attribute, watchedAddresses } from './watch-set.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../lib/pause.js';
 import { logChainLag } from '../../chains/rpc/lag.js';
+import { recordChainHeights } from '../../observability/metrics.js';
 import { inParallel } from '../../lib/in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
@@ -176,6 +177,7 @@ export class ChainWatcher {
 
   /** the lag behind the head, for operators: once a minute, and at every step while it is large */
   private reportLag(scannedHeight: number, headHeight: number): void {
+    recordChainHeights(this.chainId, scannedHeight, headHeight);
     const nowMs = Date.now();
     if (nowMs - this.lagReportedAtMs < LAG_REPORT_INTERVAL_MS && headHeight - scannedHeight <= LAG_WARNING_BLOCKS) return;
     this.lagReportedAtMs = nowMs;

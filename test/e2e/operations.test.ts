@@ -1,0 +1,176 @@
+import fs from 'node:fs/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADVISORY_LOCK_NAMESPACES } from '../../src/db/advisory-locks.js';
+import { AUDIT_STREAMS_PROJECTION } from '../../src/projections/audit-streams.js';
+import { allProjections } from '../../src/projections/registry.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { processEnvironment, runCli, startServiceProcess, waitUntilReady, type ServiceProcess } from '../support/service-process.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The Prometheus text format, read strictly enough to fail on anything malformed. */
+const parseExposition = (text: string): { samples: Sample[]; types: Map<string, string> } => {
+  const samples: Sample[] = [];
+  const types = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('# HELP ')) continue;
+    const type = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+    if (type) {
+      types.set(type[1]!, type[2]!);
+      continue;
+    }
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!sample) throw new Error(`not a sample line: ${line}`);
+    const labels = Object.fromEntries([...(sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((match) => [match[1]!, match[2]!]));
+    samples.push({ name: sample[1]!, labels, value: Number(sample[3]) });
+  }
+  return { samples, types };
+};
+
+const scrape = async (url: string) => {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseExposition(await response.text());
+};
+
+const valueOf = (samples: Sample[], name: string, labels: Record<string, string>) =>
+  samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value ?? 0;
+
+/** CONTRACT §11, on the real process: metrics, readiness, the start line, the way in. */
+describe('operations: GET /metrics, GET /readyz, the start line', () => {
+  let database: TestDatabase;
+  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('operations');
+    env = await processEnvironment(database, 'operations', { DEVNET_BLOCK_TIME_MS: '200' });
+    service = await startServiceProcess(env);
+  });
+  afterAll(async () => {
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  it('serves every metric CONTRACT §11 names, the runtime defaults, with bounded labels', async () => {
+    await fetch(`${service.url}/withdrawals/${crypto.randomUUID()}`);
+    // the chain watchers report heights once they scanned
+    await expect.poll(async () => (await scrape(service.url)).samples.some((sample) => sample.name === 'ledgergate_chain_head_lag_blocks'), { timeout: 20_000 }).toBe(true);
+    const { samples, types } = await scrape(service.url);
+    expect(Object.fromEntries([...types].filter(([name]) => name.startsWith('ledgergate_')))).toMatchObject({
+      ledgergate_http_requests_total: 'counter',
+      ledgergate_http_request_duration_seconds: 'histogram',
+      ledgergate_projection_lag_events: 'gauge',
+      ledgergate_webhook_outbox_pending: 'gauge',
+      ledgergate_webhook_outbox_oldest_pending_age_seconds: 'gauge',
+      ledgergate_webhook_deliveries_total: 'counter',
+      ledgergate_withdrawals: 'gauge',
+      ledgergate_chain_head_lag_blocks: 'gauge',
+      ledgergate_chain_watcher_height: 'gauge',
+      ledgergate_chain_node_head: 'gauge',
+      ledgergate_eventstore_append_duration_seconds: 'histogram',
+      ledgergate_eventstore_append_batch_size: 'histogram',
+      ledgergate_ledger_batch_size: 'histogram',
+      ledgergate_sweeps_pending: 'gauge',
+      ledgergate_stuck_transactions: 'gauge',
+    });
+    expect(types.get('process_resident_memory_bytes')).toBe('gauge');
+    expect(types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
+
+    // route templates, never raw paths or ids
+    const routes = new Set(samples.filter((sample) => sample.name === 'ledgergate_http_requests_total').map((sample) => sample.labels.route));
+    expect(routes).toContain('/withdrawals/:id');
+    for (const route of routes) expect(route).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}/);
+    expect(samples.find((sample) => sample.name === 'ledgergate_http_request_duration_seconds_bucket' && sample.labels.route === '/withdrawals/:id')).toBeDefined();
+
+    expect(new Set(samples.filter((sample) => sample.name === 'ledgergate_projection_lag_events').map((sample) => sample.labels.projection))).toEqual(
+      new Set(allProjections().map((projection) => projection.name)),
+    );
+    expect(new Set(samples.filter((sample) => sample.name === 'ledgergate_withdrawals').map((sample) => sample.labels.status))).toEqual(
+      new Set(['Pending', 'PendingApproval', 'Processing', 'Completed', 'Failed', 'Cancelled']),
+    );
+    expect(valueOf(samples, 'ledgergate_webhook_outbox_pending', {})).toBe(0);
+    const lags = samples.filter((sample) => sample.name === 'ledgergate_chain_head_lag_blocks');
+    for (const lag of lags) expect(lag.labels.chain).toMatch(/^[a-z0-9]+:[a-zA-Z0-9]+$/);
+  });
+
+  it('counts a request when it is made', async () => {
+    const labels = { method: 'GET', route: '/healthz', status: '200' };
+    const before = valueOf((await scrape(service.url)).samples, 'ledgergate_http_requests_total', labels);
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    expect(valueOf((await scrape(service.url)).samples, 'ledgergate_http_requests_total', labels)).toBe(before + 1);
+    const unmatched = { method: 'GET', route: 'unmatched', status: '404' };
+    const notFoundBefore = valueOf((await scrape(service.url)).samples, 'ledgergate_http_requests_total', unmatched);
+    await fetch(`${service.url}/no/such/${crypto.randomUUID()}`);
+    expect(valueOf((await scrape(service.url)).samples, 'ledgergate_http_requests_total', unmatched)).toBe(notFoundBefore + 1);
+  });
+
+  it('says at start where it listens, which chains run on what, and what to run next', () => {
+    const line = service.logs.find((record) => record.msg === 'ledgergate listening');
+    expect(line).toMatchObject({ level: 'info', url: service.url, docs: `${service.url}/docs`, eventStore: 'postgres' });
+    expect(line?.chains).toMatchObject({ 'eip155:1': 'devnet', 'xrpl:mainnet': 'devnet' });
+    expect(line?.next).toMatch(/npx ledgergate bootstrap --org <name> --user <username>/);
+  });
+
+  it('leads from / to the API documentation', async () => {
+    const response = await fetch(`${service.url}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/docs');
+  });
+
+  it('puts the request id in an error body and on the request log line', async () => {
+    const response = await fetch(`${service.url}/withdrawals`, { headers: { 'x-request-id': 'ticket-4711' } });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: 'UNAUTHORIZED', details: { requestId: 'ticket-4711' } });
+    await expect.poll(() => service.logs.find((record) => record.requestId === 'ticket-4711' && record.msg === 'request'), { timeout: 5_000 }).toMatchObject({ status: 401 });
+  });
+});
+
+describe('GET /readyz: 503 until the projections caught up with the store as it was at start', () => {
+  let database: TestDatabase;
+  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('readiness');
+    env = await processEnvironment(database, 'readiness', { DEVNET_BLOCK_TIME_MS: '3600000' });
+  });
+  afterAll(async () => {
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  it('answers 503 naming the projection still behind, and 200 once it caught up', async () => {
+    // history before the start: an organization's events, which the audit-streams projection takes
+    expect((await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env)).code).toBe(0);
+    // another process holds that projection (as a second `serve` would) and has not applied them yet
+    const holder = new pg.Client(database.config);
+    await holder.connect();
+    await holder.query('select pg_advisory_lock($1, hashtext($2))', [ADVISORY_LOCK_NAMESPACES.projections, AUDIT_STREAMS_PROJECTION]);
+    try {
+      service = await startServiceProcess(env, { waitReady: false });
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+      const response = await fetch(`${service.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: 'SERVICE_UNAVAILABLE', details: { waitingFor: [`projection ${AUDIT_STREAMS_PROJECTION}`] } });
+    } finally {
+      await holder.end();
+    }
+    // the lock is free: this process's runner takes the projection over and catches it up
+    await waitUntilReady(service.url, 30_000);
+    expect(await (await fetch(`${service.url}/readyz`)).json()).toEqual({ status: 'ready' });
+    const line = service.logs.find((record) => record.msg === 'ledgergate listening');
+    expect(line).toBeDefined();
+    expect(line).not.toHaveProperty('next');
+  });
+});
