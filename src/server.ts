@@ -215,8 +215,8 @@ export const startService = async (config: Config, logger: Logger): Promise<Runn
     server = await listen(service.app, config);
     const address = server.address() as AddressInfo;
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind });
     await service.startWorkers();
+    await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind });
     const listening = server;
     return {
       url,

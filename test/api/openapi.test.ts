@@ -28,6 +28,8 @@ describe('OpenAPI document and docs page', () => {
     expect(operations.sort()).toEqual(
       expect.arrayContaining([
         'GET /healthz',
+        'GET /readyz',
+        'GET /metrics',
         'POST /auth/login',
         'GET /auth/profile',
         'GET /organisation',
@@ -39,7 +41,7 @@ describe('OpenAPI document and docs page', () => {
     );
     for (const [path, methods] of Object.entries(paths)) {
       for (const [method, operation] of Object.entries(methods)) {
-        if (path === '/healthz' || path === '/audit/public-key') continue; // no credentials and no input: nothing to refuse
+        if (['/healthz', '/readyz', '/metrics', '/audit/public-key'].includes(path)) continue; // no credentials and no input: nothing to refuse
         const statuses = Object.keys(operation.responses);
         expect(statuses, `${method} ${path}`).toContain('500');
         expect(statuses.some((status) => status.startsWith('4')), `${method} ${path}`).toBe(true);
