@@ -46,7 +46,7 @@ const dashboardSchema = z
 const exposedNames = async (): Promise<Set<string>> => {
   startDefaultMetrics();
   const metrics = await metricsRegistry.getMetricsAsJSON();
-  return new Set(metrics.flatMap((metric) => (metric.type === 'histogram' ? ['_bucket', '_sum', '_count'].map((suffix) => metric.name + suffix) : [metric.name])));
+  return new Set(metrics.flatMap((metric) => (String(metric.type) === 'histogram' ? ['_bucket', '_sum', '_count'].map((suffix) => metric.name + suffix) : [metric.name])));
 };
 
 describe('deploy/: the Grafana dashboard', () => {
