@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** One JSON object per line on stdout (CONTRACT §1). Never pass secrets in fields. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 type Threshold = LogLevel | 'silent';
@@ -18,6 +20,16 @@ const serializable = (value: unknown): unknown => {
   return value;
 };
 
+/**
+ * Fields every log line written within a piece of work carries, whichever logger writes it (the
+ * request id of an HTTP request, for every line its handlers and the code below them write).
+ * Work a request starts and others join (a group commit, a ledger batch) logs with the id of the
+ * request that started it.
+ */
+const context = new AsyncLocalStorage<Record<string, unknown>>();
+
+export const withLogContext = <T>(fields: Record<string, unknown>, work: () => T): T => context.run({ ...context.getStore(), ...fields }, work);
+
 export const createLogger = (
   threshold: Threshold = 'info',
   base: Record<string, unknown> = {},
@@ -25,7 +37,7 @@ export const createLogger = (
 ): Logger => {
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (rank[level] < rank[threshold]) return;
-    const record = { time: new Date().toISOString(), level, msg, ...base, ...fields };
+    const record = { time: new Date().toISOString(), level, msg, ...context.getStore(), ...base, ...fields };
     write(JSON.stringify(record, (_key, value: unknown) => serializable(value)));
   };
   return {

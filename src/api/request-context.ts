@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { Logger } from '../log.js';
+import { withLogContext, type Logger } from '../log.js';
 
 /** Who is calling: set by the authentication middleware on every authenticated route. */
 export interface Principal {
@@ -36,7 +36,8 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's `x-request-id` when it is sane, else a new UUID), echoes
- * it, and writes one JSON log line per request. Only method, path, status and timing are logged:
+ * it, puts it on every log line written while the request is handled (by any logger), and writes
+ * one JSON log line per request. Only method, path, status and timing are logged:
  * never headers, query strings or bodies, which may carry credentials.
  */
 export const requestContext =
@@ -49,7 +50,7 @@ export const requestContext =
     c.set('logger', requestLogger);
     const started = performance.now();
     try {
-      await next();
+      await withLogContext({ requestId }, next);
     } finally {
       c.header('x-request-id', requestId);
       requestLogger.info('request', {

@@ -16,7 +16,7 @@ const appWith = (health: () => Promise<Record<string, boolean>>) => {
     chains: { isChainRunning: () => false },
     rateLimits: { perMinute: 100, loginPerMinute: 10 },
   });
-  return { app, lines };
+  return { app, lines, logger };
 };
 
 describe('HTTP shell', () => {
@@ -57,6 +57,21 @@ describe('HTTP shell', () => {
     expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred', statusCode: 500, details: { requestId: response.headers.get('x-request-id') } });
     expect(text).not.toContain('hunter2');
     expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 'error' });
+  });
+
+  it('puts the request id on every log line written while the request is handled, by any logger', async () => {
+    const { app, lines, logger } = appWith(async () => ({ ok: true }));
+    // code below the API logs with the logger it was given, not the request's
+    app.get('/deep', async (c) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      logger.warn('something below the API', { step: 1 });
+      return c.json({ ok: true });
+    });
+    const response = await app.request('/deep', { headers: { 'x-request-id': 'ticket-42' } });
+    expect(response.status).toBe(200);
+    expect(lines.find((line) => line.msg === 'something below the API')).toMatchObject({ requestId: 'ticket-42', step: 1, level: 'warn' });
+    logger.info('outside any request');
+    expect(lines.at(-1)).not.toHaveProperty('requestId');
   });
 
   it('answers unknown routes with 404 NOT_FOUND and a generated request id', async () => {
