@@ -118,6 +118,7 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
     expect(line).toMatchObject({ level: 'info', url: service.url, docs: `${service.url}/docs`, eventStore: 'postgres' });
     expect(line?.chains).toMatchObject({ 'eip155:1': 'devnet', 'xrpl:mainnet': 'devnet' });
     expect(line?.next).toMatch(/npx ledgergate bootstrap --org <name> --user <username>/);
+    expect(service.logs.some((record) => /no chain is enabled/.test(String(record.msg)))).toBe(false);
   });
 
   it('leads from / to the API documentation', async () => {
@@ -172,5 +173,30 @@ describe('GET /readyz: 503 until the projections caught up with the store as it 
     const line = service.logs.find((record) => record.msg === 'ledgergate listening');
     expect(line).toBeDefined();
     expect(line).not.toHaveProperty('next');
+  });
+});
+
+describe('a production start with no chain enabled', () => {
+  let database: TestDatabase;
+  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('production_start');
+    env = await processEnvironment(database, 'production', { NODE_ENV: 'production' });
+  });
+  afterAll(async () => {
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  it('warns that no chain runs, and still says where it listens and what to run next', async () => {
+    service = await startServiceProcess(env);
+    const line = service.logs.find((record) => record.msg === 'ledgergate listening');
+    expect(line).toMatchObject({ level: 'info', url: service.url, chains: {} });
+    expect(line?.next).toMatch(/npx ledgergate bootstrap/);
+    expect(service.logs.find((record) => record.level === 'warn' && /no chain is enabled/.test(String(record.msg)))).toBeDefined();
   });
 });

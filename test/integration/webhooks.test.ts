@@ -248,10 +248,16 @@ describe('webhooks', () => {
       const target = await receiver(() => 500);
       const { orgId } = await insertOrganization(db, { webhookUrl: target.url });
       const [id] = await enqueueTestWebhooks(db, orgId);
-      const dispatcher = startDispatcher({ retryDelaysMs: [20, 20, 20, 20, 20] });
+      const lines: Record<string, unknown>[] = [];
+      const dispatcher = startDispatcher({ retryDelaysMs: [20, 20, 20, 20, 20], logger: createLogger('debug', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)) });
       await waitForStatus(id!, 'failed');
       await dispatcher.stop();
 
+      // every failed attempt is a warning naming the organization and the delivery, for the operator to follow up
+      expect(lines.filter((line) => line.level === 'warn').map(({ msg, orgId: org, deliveryId, attempt }) => ({ msg, org, deliveryId, attempt }))).toEqual([
+        ...[1, 2, 3, 4, 5].map((attempt) => ({ msg: 'webhooks: delivery attempt failed; retrying later', org: orgId, deliveryId: id, attempt })),
+        { msg: 'webhooks: delivery failed after its last attempt', org: orgId, deliveryId: id, attempt: 6 },
+      ]);
       expect(target.received).toHaveLength(6);
       expect(new Set(idsReceived(target))).toEqual(new Set([id]));
       expect(await delivery(id!)).toMatchObject({
