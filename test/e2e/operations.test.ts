@@ -42,22 +42,29 @@ const scrape = async (url: string) => {
 const valueOf = (samples: Sample[], name: string, labels: Record<string, string>) =>
   samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value ?? 0;
 
-/** CONTRACT §11, on the real process: metrics, readiness, the start line, the way in. */
-describe('operations: GET /metrics, GET /readyz, the start line', () => {
-  let database: TestDatabase;
-  let env: Awaited<ReturnType<typeof processEnvironment>>;
-  let service: ServiceProcess;
-
+/** A fresh database and DATA_DIR for the `serve` process of a describe block, cleaned up after it (the process stopped first). */
+const onFreshDatabase = (label: string, extra: Record<string, string>, started: () => ServiceProcess | undefined) => {
+  const fresh = {} as { database: TestDatabase; env: Awaited<ReturnType<typeof processEnvironment>> };
   beforeAll(async () => {
-    database = await createTestDatabase('operations');
-    env = await processEnvironment(database, 'operations', { DEVNET_BLOCK_TIME_MS: '200' });
-    service = await startServiceProcess(env);
+    fresh.database = await createTestDatabase(label);
+    fresh.env = await processEnvironment(fresh.database, label, extra);
   });
   afterAll(async () => {
+    const service = started();
     service?.child.kill('SIGTERM');
     await service?.exited;
-    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
-    await database.drop();
+    await fs.rm(fresh.env.DATA_DIR, { recursive: true, force: true });
+    await fresh.database.drop();
+  });
+  return fresh;
+};
+
+/** CONTRACT §11, on the real process: metrics, readiness, the start line, the way in. */
+describe('operations: GET /metrics, GET /readyz, the start line', () => {
+  let service: ServiceProcess;
+  const fresh = onFreshDatabase('operations', { DEVNET_BLOCK_TIME_MS: '200' }, () => service);
+  beforeAll(async () => {
+    service = await startServiceProcess(fresh.env);
   });
 
   it('serves every metric CONTRACT §11 names, the runtime defaults, with bounded labels', async () => {
@@ -136,30 +143,18 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
 });
 
 describe('GET /readyz: 503 until the projections caught up with the store as it was at start', () => {
-  let database: TestDatabase;
-  let env: Awaited<ReturnType<typeof processEnvironment>>;
   let service: ServiceProcess | undefined;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('readiness');
-    env = await processEnvironment(database, 'readiness', { DEVNET_BLOCK_TIME_MS: '3600000' });
-  });
-  afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
-    await database.drop();
-  });
+  const fresh = onFreshDatabase('readiness', { DEVNET_BLOCK_TIME_MS: '3600000' }, () => service);
 
   it('answers 503 naming the projection still behind, and 200 once it caught up', async () => {
     // history before the start: an organization's events, which the audit-streams projection takes
-    expect((await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env)).code).toBe(0);
+    expect((await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], fresh.env)).code).toBe(0);
     // another process holds that projection (as a second `serve` would) and has not applied them yet
-    const holder = new pg.Client(database.config);
+    const holder = new pg.Client(fresh.database.config);
     await holder.connect();
     await holder.query('select pg_advisory_lock($1, hashtext($2))', [ADVISORY_LOCK_NAMESPACES.projections, AUDIT_STREAMS_PROJECTION]);
     try {
-      service = await startServiceProcess(env, { waitReady: false });
+      service = await startServiceProcess(fresh.env, { waitReady: false });
       expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
       const response = await fetch(`${service.url}/readyz`);
       expect(response.status).toBe(503);
@@ -177,23 +172,11 @@ describe('GET /readyz: 503 until the projections caught up with the store as it 
 });
 
 describe('a production start with no chain enabled', () => {
-  let database: TestDatabase;
-  let env: Awaited<ReturnType<typeof processEnvironment>>;
   let service: ServiceProcess | undefined;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('production_start');
-    env = await processEnvironment(database, 'production', { NODE_ENV: 'production' });
-  });
-  afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
-    await database.drop();
-  });
+  const fresh = onFreshDatabase('production', { NODE_ENV: 'production' }, () => service);
 
   it('warns that no chain runs, and still says where it listens and what to run next', async () => {
-    service = await startServiceProcess(env);
+    service = await startServiceProcess(fresh.env);
     const line = service.logs.find((record) => record.msg === 'ledgergate listening');
     expect(line).toMatchObject({ level: 'info', url: service.url, chains: {} });
     expect(line?.next).toMatch(/npx ledgergate bootstrap/);
