@@ -88,8 +88,8 @@ export const createApp = ({ logger, health, readiness = async () => ({ ready: tr
   app.route('/', healthRoutes(health));
   app.route('/', readinessRoutes(readiness));
   app.route('/', metricsRoutes());
-  // the API's own documentation is where a visitor to the root finds their way
-  app.get('/', (c) => c.redirect('/docs', 302));
+  // a person who opens the service's address finds the console (integrators: /docs, linked from it and from the start line)
+  app.get('/', (c) => c.redirect('/console', 302));
   app.route('/', docsRoutes());
   app.route('/', consoleRoutes());
   app.route('/', auditPublicKeyRoutes(services.keyring));

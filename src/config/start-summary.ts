@@ -18,7 +18,7 @@ export const logStartSummary = async (logger: Logger, config: Config, store: Pic
   }));
   const anOrganization = await store.readAll({ maxCount: 1, filter: { categories: [streamCategories.organization] } }).catch(() => null);
   const next = anOrganization?.length === 0 ? { next: 'no organization yet: create one with `npx ledgergate bootstrap --org <name> --user <username>`' } : {};
-  logger.info('ledgergate listening', { ...fields, docs: `${fields.url}/docs`, chains, ...next });
+  logger.info('ledgergate listening', { ...fields, console: `${fields.url}/console`, docs: `${fields.url}/docs`, chains, ...next });
   if (config.isProduction && Object.keys(chains).length === 0) {
     logger.warn('no chain is enabled: set CHAINS_CONFIG (with LEDGERGATE_SIGNER_MNEMONIC) so deposits and withdrawals can run', {});
   }

@@ -122,16 +122,17 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
 
   it('says at start where it listens, which chains run on what, and what to run next', () => {
     const line = service.logs.find((record) => record.msg === 'ledgergate listening');
-    expect(line).toMatchObject({ level: 'info', url: service.url, docs: `${service.url}/docs`, eventStore: 'postgres' });
+    expect(line).toMatchObject({ level: 'info', url: service.url, console: `${service.url}/console`, docs: `${service.url}/docs`, eventStore: 'postgres' });
     expect(line?.chains).toMatchObject({ 'eip155:1': 'devnet', 'xrpl:mainnet': 'devnet' });
     expect(line?.next).toMatch(/npx ledgergate bootstrap --org <name> --user <username>/);
     expect(service.logs.some((record) => /no chain is enabled/.test(String(record.msg)))).toBe(false);
   });
 
-  it('leads from / to the API documentation', async () => {
+  it('leads from / to the console', async () => {
     const response = await fetch(`${service.url}/`, { redirect: 'manual' });
     expect(response.status).toBe(302);
-    expect(response.headers.get('location')).toBe('/docs');
+    expect(response.headers.get('location')).toBe('/console');
+    expect((await fetch(`${service.url}/`)).status).toBe(200);
   });
 
   it('puts the request id in an error body and on the request log line', async () => {
