@@ -10,8 +10,8 @@ import { waitForProjection } from '../../application/projection-waiter.js';
 import { ORGANIZATIONS_PROJECTION } from '../../projections/organizations.js';
 import { decryptSecret, secretPurpose } from '../../security/secret-box.js';
 import { commandMetadataOf, type AppEnv } from '../request-context.js';
+import { organizationRow } from './queries.js';
 import type { getOrganizationRoute, rotateApiKeyRoute, rotateSigningSecretRoute, setMinSignersRoute, setWebhookRoute } from './routes.js';
-
 
 /** the answer reflects the change in the read models (a rotated key is refused from here on) */
 const visible = (services: OrganizationServices, position: bigint | null) =>
@@ -20,7 +20,7 @@ const visible = (services: OrganizationServices, position: bigint | null) =>
 export const organisationHandlers = (services: OrganizationServices) => {
   const getOrganization: RouteHandler<typeof getOrganizationRoute, AppEnv> = async (c) => {
     const { orgId } = c.get('principal');
-    const row = await services.db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirstOrThrow();
+    const row = await organizationRow(services.db, orgId);
     return c.json(
       {
         id: row.id,

@@ -3,10 +3,9 @@ import { withdrawalDetail, withdrawalResource } from '../../domain/withdrawal/re
 import { approveWithdrawal, approveWithdrawals, cancelWithdrawal, createWithdrawal, loadWithdrawal, type WithdrawalServices } from '../../application/withdrawals.js';
 import { statusOf } from '../error-statuses.js';
 import type { WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
-import { decodeCursor, toPage } from '../pagination.js';
 import { commandMetadataOf, type AppEnv } from '../request-context.js';
+import { withdrawalPage } from './queries.js';
 import type { approveWithdrawalsRoute, approveWithdrawalRoute, cancelWithdrawalRoute, createWithdrawalRoute, getWithdrawalRoute, listWithdrawalsRoute } from './routes.js';
-
 
 const callerOf = (c: { get(key: 'principal'): { userId: string; orgId: string } }) => ({ orgId: c.get('principal').orgId, userId: c.get('principal').userId });
 
@@ -19,16 +18,7 @@ export const withdrawalHandlers = (services: WithdrawalServices) => {
 
   const list: RouteHandler<typeof listWithdrawalsRoute, AppEnv> = async (c) => {
     const { status, limit, cursor } = c.req.valid('query');
-    let query = services.db
-      .selectFrom('withdrawals')
-      .select(['seq', 'state'])
-      .where('org_id', '=', c.get('principal').orgId)
-      .orderBy('seq', 'desc')
-      .limit(limit + 1);
-    if (status !== undefined) query = query.where('status', '=', status as WithdrawalStatus);
-    if (cursor !== undefined) query = query.where('seq', '<', decodeCursor(cursor));
-    const { page, nextCursor } = toPage(await query.execute(), limit);
-    return c.json({ withdrawals: page.map((row) => withdrawalResource(row.state)), nextCursor }, 200);
+    return c.json(await withdrawalPage(services.db, c.get('principal').orgId, { status: status as WithdrawalStatus | undefined, limit, cursor }), 200);
   };
 
   const get: RouteHandler<typeof getWithdrawalRoute, AppEnv> = async (c) => {
