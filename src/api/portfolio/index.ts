@@ -1,24 +1,8 @@
-import type { RouteHandler } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
-import { TOKENS, tokenSummaryOf } from '../../catalog/tokens.js';
 import type { Database } from '../../db/database.js';
-import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
+import { portfolioHandlers } from './handlers.js';
 import { portfolioRoute } from './routes.js';
 
-const catalogOrder = new Map(TOKENS.map((token, position) => [token.id, position]));
-
 /** GET /portfolio: one entry per token the organization has a ledger of, in the catalog's order. */
-export const portfolioRoutes = ({ db }: { db: Kysely<Database> }) => {
-  const portfolio: RouteHandler<typeof portfolioRoute, AppEnv> = async (c) => {
-    const rows = await db
-      .selectFrom('balances')
-      .select(['chain_id', 'token_id', 'available', 'pending'])
-      .where('org_id', '=', c.get('principal').orgId)
-      .execute();
-    rows.sort((a, b) => (catalogOrder.get(a.token_id) ?? Infinity) - (catalogOrder.get(b.token_id) ?? Infinity));
-    const balances = rows.map((row) => ({ chainId: row.chain_id, tokenId: row.token_id, available: row.available, pending: row.pending, Token: tokenSummaryOf(row.token_id) }));
-    return c.json({ balances }, 200);
-  };
-  return createRouter().openapi(portfolioRoute, portfolio);
-};
+export const portfolioRoutes = (deps: { db: Kysely<Database> }) => createRouter().openapi(portfolioRoute, portfolioHandlers(deps).portfolio);
