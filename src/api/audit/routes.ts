@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AUDIT_CATEGORY_NAMES, type AuditCategory } from '../../projections/stream-ownership.js';
-import { authenticatedErrors, callerSecurity, errorResponses } from '../router.js';
+import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
+import { withdrawalDetailSchema } from '../withdrawals/routes.js';
 
 const position = z.string().regex(/^(0|[1-9][0-9]{0,18})$/, 'a global position: a decimal integer');
 
@@ -86,4 +87,34 @@ export const auditPublicKeyRoute = createRoute({
   summary: 'The audit key’s public key (PEM), to check signed heads',
   security: [],
   responses: { 200: { description: 'An Ed25519 public key, SPKI PEM', content: { 'application/x-pem-file': { schema: z.string() } } } },
+});
+
+const historyEntrySchema = z
+  .object({
+    revision: z.number().int().openapi({ description: 'the event’s revision in the withdrawal’s stream, from 0' }),
+    type: z.string().openapi({ example: 'WithdrawalApproved' }),
+    data: z.record(z.string(), z.unknown()),
+    metadata: z.object({
+      actor: z.string().openapi({ description: 'user id, `system`, or a component (`processor:eip155:1`)' }),
+      credential: z.enum(['person', 'api-key', 'system']).nullable().openapi({ description: 'how the actor proved who they are; null on events recorded before it was' }),
+      username: z.string().nullable().openapi({ description: 'the person’s login name (the key owner’s for an API key); null for the service' }),
+      requestId: z.string().nullable(),
+      at: timestampSchema,
+    }),
+    state: withdrawalDetailSchema.openapi({ description: 'the withdrawal as it stood after this event' }),
+  })
+  .openapi('WithdrawalHistoryEntry');
+
+export const withdrawalHistoryRoute = createRoute({
+  method: 'get',
+  path: '/withdrawals/{id}/history',
+  tags: ['Audit'],
+  summary: 'Every event of one withdrawal, with the withdrawal’s state after each (CONTRACT §9)',
+  description: '404 WITHDRAWAL_NOT_FOUND for an unknown id or another organization’s withdrawal.',
+  security: callerSecurity,
+  request: { params: z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) }) },
+  responses: {
+    200: { description: 'The events in order', content: { 'application/json': { schema: z.object({ events: z.array(historyEntrySchema) }).openapi('WithdrawalHistory') } } },
+    ...errorResponses(...authenticatedErrors, 400, 404),
+  },
 });
