@@ -1,31 +1,11 @@
-import type { RouteHandler } from '@hono/zod-openapi';
-import type { Kysely } from 'kysely';
-import type { ChainAvailability } from '../../chains/chain-availability.js';
-import { requireSupportedChain } from '../../catalog/caip.js';
-import { chainView, listChains, loadChainSettings } from '../../application/chain-enablement.js';
-import type { Database } from '../../db/database.js';
-import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
+import { chainHandlers, type ChainRouteDependencies } from './handlers.js';
 import { getChainRoute, listChainsRoute } from './routes.js';
 
-export interface ChainRouteDependencies {
-  db: Kysely<Database>;
-  availability: ChainAvailability;
-}
+export type { ChainRouteDependencies } from './handlers.js';
 
 /** /chains: behind authentication (mounted by the app); `enabled` is the caller’s organization’s. */
-export const chainRoutes = ({ db, availability }: ChainRouteDependencies) => {
-  const list: RouteHandler<typeof listChainsRoute, AppEnv> = async (c) => {
-    const { enabledOnly } = c.req.valid('query');
-    const org = await loadChainSettings(db, availability, c.get('principal').orgId);
-    return c.json({ chains: listChains(org, { enabledOnly: enabledOnly === 'true' }) }, 200);
-  };
-
-  const get: RouteHandler<typeof getChainRoute, AppEnv> = async (c) => {
-    const chain = requireSupportedChain(c.req.valid('param').id);
-    const org = await loadChainSettings(db, availability, c.get('principal').orgId);
-    return c.json({ chain: chainView(org, chain) }, 200);
-  };
-
-  return createRouter().openapi(listChainsRoute, list).openapi(getChainRoute, get);
+export const chainRoutes = (deps: ChainRouteDependencies) => {
+  const handlers = chainHandlers(deps);
+  return createRouter().openapi(listChainsRoute, handlers.list).openapi(getChainRoute, handlers.get);
 };

@@ -1,16 +1,7 @@
-import type { RouteHandler } from '@hono/zod-openapi';
-import { listTokens, loadChainSettings } from '../../application/chain-enablement.js';
 import type { ChainRouteDependencies } from '../chains/index.js';
-import type { AppEnv } from '../request-context.js';
 import { createRouter } from '../router.js';
+import { tokenHandlers } from './handlers.js';
 import { listTokensRoute } from './routes.js';
 
 /** /tokens: behind authentication (mounted by the app); `enabled` is the caller’s organization’s. */
-export const tokenRoutes = ({ db, availability }: ChainRouteDependencies) => {
-  const list: RouteHandler<typeof listTokensRoute, AppEnv> = async (c) => {
-    const { chainId, enabledOnly } = c.req.valid('query');
-    const org = await loadChainSettings(db, availability, c.get('principal').orgId);
-    return c.json({ tokens: listTokens(org, { chainId, enabledOnly: enabledOnly === 'true' }) }, 200);
-  };
-  return createRouter().openapi(listTokensRoute, list);
-};
+export const tokenRoutes = (deps: ChainRouteDependencies) => createRouter().openapi(listTokensRoute, tokenHandlers(deps).list);
