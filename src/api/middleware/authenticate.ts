@@ -6,6 +6,7 @@ import { verifyAccessToken } from '../../security/access-tokens.js';
 import type { Keyring } from '../../security/keyring.js';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from '../request-context.js';
+import { apiKeyById, userInOrganization } from './queries.js';
 
 export interface AuthenticationDependencies {
   db: Kysely<Database>;
@@ -29,23 +30,14 @@ export const authenticate =
     const authorization = c.req.header('authorization');
     if (apiKey !== undefined) {
       const keyId = apiKeyId(apiKey);
-      const row = keyId
-        ? await db
-            .selectFrom('api_keys')
-            .innerJoin('users', 'users.id', 'api_keys.user_id')
-            .select(['api_keys.org_id', 'api_keys.user_id', 'api_keys.key_digest', 'api_keys.revoked_at', 'users.username'])
-            .where('api_keys.key_id', '=', keyId)
-            .executeTakeFirst()
-        : undefined;
+      const row = keyId ? await apiKeyById(db, keyId) : undefined;
       if (!row || row.revoked_at !== null || !digestsMatch(keyring.apiKeyDigest(apiKey), row.key_digest)) throw invalidApiKey();
       c.set('principal', { orgId: row.org_id, userId: row.user_id, via: 'apiKey', username: row.username });
     } else if (authorization !== undefined) {
       const [scheme, token] = authorization.split(' ');
       if (scheme?.toLowerCase() !== 'bearer' || !token) throw invalidToken();
       const claims = await verifyAccessToken(keyring.jwtKey, token, clock());
-      const user = claims
-        ? await db.selectFrom('users').select(['id', 'username']).where('id', '=', claims.userId).where('org_id', '=', claims.orgId).executeTakeFirst()
-        : undefined;
+      const user = claims ? await userInOrganization(db, claims.orgId, claims.userId) : undefined;
       if (!claims || !user) throw invalidToken();
       c.set('principal', { orgId: claims.orgId, userId: claims.userId, via: 'jwt', username: user.username });
     } else {
