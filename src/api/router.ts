@@ -7,11 +7,29 @@ import type { AppEnv } from './request-context.js';
  * Every router is made here, so every route answers a failed validation the same way:
  * 400 BAD_REQUEST with the zod issues in `details.issues`.
  */
+type Issue = { path: PropertyKey[]; message: string; code: string; keys?: string[]; errors?: Issue[][] };
+
+/** how many of the body's keys a union's shape does not know, at the shape's own level */
+const unknownKeys = (branch: Issue[]) => branch.filter((inner) => inner.code === 'unrecognized_keys' && inner.path.length === 0).reduce((sum, inner) => sum + (inner.keys?.length ?? 1), 0);
+
+/**
+ * A body that matches none of a union's shapes: the issues of the shape that knows the most of its
+ * keys, so `{ transfers: [...] }` with a bad transfer names that transfer, and a single transfer
+ * with an unknown field names the field; the union's own issue when two shapes fit it equally.
+ */
+const closestIssues = (issue: Issue): Issue[] => {
+  if (issue.code !== 'invalid_union' || !issue.errors || issue.errors.length === 0) return [issue];
+  const scores = issue.errors.map(unknownKeys);
+  const best = Math.min(...scores);
+  if (scores.filter((score) => score === best).length !== 1) return [issue];
+  return issue.errors[scores.indexOf(best)]!.flatMap((inner) => closestIssues({ ...inner, path: [...issue.path, ...inner.path] }));
+};
+
 export const createRouter = () =>
   new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message, code: issue.code }));
+        const issues = (result.error.issues as Issue[]).flatMap(closestIssues).map((issue) => ({ path: issue.path.join('.'), message: issue.message, code: issue.code }));
         throw new ApiError('BAD_REQUEST', 400, 'The request is malformed or misses required fields', { issues });
       }
       const unstorable = unstorableStrings(result.data);

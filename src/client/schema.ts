@@ -282,7 +282,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** An incoming transfer, mined in a new block right away (signed by the devnet faucet unless fromAddress is given) */
+        /**
+         * An incoming transfer, or a batch of them, mined in a new block right away (signed by the devnet faucet unless fromAddress is given)
+         * @description A batch (`{ transfers: [...] }`, up to 1000) is all or none: one invalid transfer is refused (400/422) with `details.index` naming it, and nothing is mined.
+         */
         post: operations["postDevnetDeposits"];
         delete?: never;
         options?: never;
@@ -760,6 +763,9 @@ export interface components {
             txnHash: string;
             blockNumber: number;
         };
+        DevnetDepositBatch: {
+            transfers: components["schemas"]["DevnetDeposit"][];
+        };
         DevnetDepositRequest: {
             /**
              * @description CAIP-2 id of a supported chain
@@ -781,6 +787,10 @@ export interface components {
             destinationTag?: string | number;
             /** @description the sender: recorded as an external transfer from that address (the devnet holds no key for it); absent: the devnet faucet signs a real transaction */
             fromAddress?: string;
+        };
+        /** @description up to 1000 transfers, on any chains: all mined in the next block of their chain, or none */
+        DevnetDepositBatchRequest: {
+            transfers: components["schemas"]["DevnetDepositRequest"][];
         };
         DevnetBlockNumber: {
             blockNumber: number;
@@ -1975,17 +1985,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DevnetDepositRequest"];
+                "application/json": components["schemas"]["DevnetDepositRequest"] | components["schemas"]["DevnetDepositBatchRequest"];
             };
         };
         responses: {
-            /** @description The transaction and the block that includes it */
+            /** @description The transaction and the block that includes it; for a batch, one per transfer in the order given */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DevnetDeposit"];
+                    "application/json": components["schemas"]["DevnetDeposit"] | components["schemas"]["DevnetDepositBatch"];
                 };
             };
             /** @description BAD_REQUEST (malformed JSON, wrong types, missing or unknown fields; details.issues), or the route’s own 400 codes */

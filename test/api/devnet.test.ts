@@ -108,6 +108,56 @@ describe('/devnet endpoints', () => {
       expect(await deposit({ amount: 5 })).toMatchObject({ status: 400, body: { error: 'BAD_REQUEST' } });
     });
 
+    describe('a batch: { transfers: [...] } (CONTRACT §8)', () => {
+      const transfer = (overrides: Record<string, unknown> = {}) => ({ chainId: SEPOLIA, tokenId: SEPOLIA_ETH, toAddress: RECIPIENT, amount: '7', ...overrides });
+      const heads = () => Promise.all([head(SEPOLIA), head(XRP_TESTNET)]);
+
+      it('mines every transfer in the next block of its chain, and answers in the order given', async () => {
+        const [sepolia, xrp] = await heads();
+        const response = await post('/devnet/deposits', {
+          transfers: [transfer(), transfer({ chainId: XRP_TESTNET, tokenId: XRP_TESTNET_NATIVE, toAddress: XRP_ACCOUNT, amount: '3000000', destinationTag: 7 }), transfer({ amount: '9' })],
+        });
+        expect(response.status).toBe(201);
+        expect(response.body).toEqual({
+          transfers: [
+            { txnHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockNumber: sepolia + 1 },
+            { txnHash: expect.stringMatching(/^[0-9A-F]{64}$/), blockNumber: xrp + 1 },
+            { txnHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockNumber: sepolia + 1 },
+          ],
+        });
+        expect(await heads()).toEqual([sepolia + 1, xrp + 1]);
+      });
+
+      it('all or none: one refused transfer is named by its index, and nothing is mined on any chain', async () => {
+        const before = await heads();
+        const unknownChain = await post('/devnet/deposits', { transfers: [transfer(), transfer(), transfer({ chainId: 'eip155:2' })] });
+        expect(unknownChain).toMatchObject({ status: 422, body: { error: 'INVALID_CHAIN', details: { index: 2 } } });
+        expect(String(unknownChain.body!.message)).toMatch(/^transfers\[2\]: /);
+        const dust = await post('/devnet/deposits', {
+          transfers: [transfer(), transfer({ chainId: BITCOIN, tokenId: `${BITCOIN}/slip44:0`, toAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', amount: '1' })],
+        });
+        expect(dust).toMatchObject({ status: 400, body: { error: 'INVALID_AMOUNT', details: { index: 1, amount: '1' } } });
+        const malformed = await post('/devnet/deposits', { transfers: [transfer(), { chainId: SEPOLIA, tokenId: SEPOLIA_ETH, toAddress: RECIPIENT }] });
+        expect(malformed).toMatchObject({ status: 400, body: { error: 'BAD_REQUEST', details: { issues: [expect.objectContaining({ path: 'transfers.1.amount' })] } } });
+        expect(await heads()).toEqual(before);
+        expect(await head(BITCOIN)).toBe(0);
+      });
+
+      it('takes 1 to 1,000 transfers', async () => {
+        expect(await post('/devnet/deposits', { transfers: [] })).toMatchObject({ status: 400, body: { details: { issues: [expect.objectContaining({ path: 'transfers' })] } } });
+        // 1,000 is some 90 KiB of JSON: over the 64 KiB of other routes, within this one's bound
+        const [before] = await heads();
+        // from an external sender: no faucet signature each (this is about the bound, not the signing)
+        const thousand = await post('/devnet/deposits', { transfers: Array.from({ length: 1000 }, (_, index) => transfer({ amount: String(index + 1), fromAddress: SENDER })) });
+        expect(thousand.status).toBe(201);
+        expect(new Set((thousand.body!.transfers as { blockNumber: number }[]).map((made) => made.blockNumber))).toEqual(new Set([before! + 1]));
+        expect(await post('/devnet/deposits', { transfers: Array.from({ length: 1001 }, () => transfer()) })).toMatchObject({
+          status: 400,
+          body: { error: 'BAD_REQUEST', details: { issues: [expect.objectContaining({ path: 'transfers' })] } },
+        });
+      });
+    });
+
     it('needs credentials', async () => {
       expect(await service.request('POST', '/devnet/deposits', { body: {} })).toEqual(expect.objectContaining({ status: 401, body: errorBody('UNAUTHORIZED', 401) }));
       expect(await post('/devnet/blocks', { chainId: SEPOLIA, count: 1 }, 'lg_not-a-key')).toMatchObject({ status: 401, body: { error: 'INVALID_API_KEY' } });

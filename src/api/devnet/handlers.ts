@@ -1,7 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { requireKnownToken, requireSupportedChain } from '../../catalog/caip.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
-import type { Devnet } from '../../chains/devnet/index.js';
+import { DepositRefusedError, type Devnet, type DevnetDeposit } from '../../chains/devnet/index.js';
 import { addressCodecs } from '../../chains/families.js';
 import { CHAINS } from '../../catalog/registry.js';
 import { parseAmount } from '../../domain/amount.js';
@@ -29,31 +29,65 @@ const parseDestinationTag = (chain: ChainDefinition, tag: string | number | unde
 
 const xrpChainIds = CHAINS.filter((chain) => chain.family === 'xrp').map((chain) => chain.id);
 
+type TransferRequest = { chainId: string; tokenId: string; toAddress: string; amount: string; destinationTag?: string | number; fromAddress?: string };
+
+/** One transfer of CONTRACT §8, checked as a node would refuse it: the chain, the token on it, the addresses, the amount, the tag. */
+const checkedTransfer = (body: TransferRequest): { chainId: string; deposit: DevnetDeposit } => {
+  const chain = requireSupportedChain(body.chainId);
+  const token = requireKnownToken(body.tokenId);
+  if (token.chainId !== chain.id) {
+    throw new DomainError('INVALID_TOKEN_CHAIN', `token ${token.id} is not on chain ${chain.id}`, { chainId: chain.id, tokenId: token.id });
+  }
+  requireAddress(chain, 'toAddress', body.toAddress);
+  if (body.fromAddress !== undefined) requireAddress(chain, 'fromAddress', body.fromAddress);
+  const deposit = {
+    toAddress: body.toAddress,
+    asset: token.kind === 'native' ? 'native' : token.address,
+    amount: parseAmount(body.amount),
+    destinationTag: parseDestinationTag(chain, body.destinationTag),
+    fromAddress: body.fromAddress ?? null,
+  };
+  return { chainId: chain.id, deposit };
+};
+
+/** the family's transaction builder refuses amounts the chain cannot carry (Bitcoin dust, XRP's supply, Tron's int64) */
+const refusedAmount = (reason: Error, amount: string) => new DomainError('INVALID_AMOUNT', reason.message, { amount });
+
+/** A batch's refusal names the transfer: `transfers[3]: …` and `details.index` (CONTRACT §8). */
+const inBatch = <T>(index: number, check: () => T): T => {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new DomainError(error.code, `transfers[${index}]: ${error.message}`, { ...error.details, index });
+  }
+};
+
 /** CONTRACT §8: move a devnet chain (deposit, mine, reorg, faults, required destination tags). */
 export const devnetHandlers = (devnet: Devnet) => {
   const deposit: RouteHandler<typeof depositRoute, AppEnv> = async (c) => {
     const body = c.req.valid('json');
-    const chain = requireSupportedChain(body.chainId);
-    const token = requireKnownToken(body.tokenId);
-    if (token.chainId !== chain.id) {
-      throw new DomainError('INVALID_TOKEN_CHAIN', `token ${token.id} is not on chain ${chain.id}`, { chainId: chain.id, tokenId: token.id });
+    if ('transfers' in body) {
+      const transfers = body.transfers.map((transfer, index) => inBatch(index, () => checkedTransfer(transfer)));
+      try {
+        const made = await devnet.depositAll(transfers);
+        return c.json({ transfers: made.map(({ txHash, blockNumber }) => ({ txnHash: txHash, blockNumber })) }, 201);
+      } catch (error) {
+        if (error instanceof DepositRefusedError) {
+          const { index, reason } = error;
+          inBatch(index, () => {
+            throw refusedAmount(reason, body.transfers[index]!.amount);
+          });
+        }
+        throw error;
+      }
     }
-    requireAddress(chain, 'toAddress', body.toAddress);
-    if (body.fromAddress !== undefined) requireAddress(chain, 'fromAddress', body.fromAddress);
-    const amount = parseAmount(body.amount);
-    const destinationTag = parseDestinationTag(chain, body.destinationTag);
+    const { chainId, deposit } = checkedTransfer(body);
     try {
-      const { txHash, blockNumber } = await devnet.controls(chain.id).deposit({
-        toAddress: body.toAddress,
-        asset: token.kind === 'native' ? 'native' : token.address,
-        amount,
-        destinationTag,
-        fromAddress: body.fromAddress ?? null,
-      });
+      const { txHash, blockNumber } = await devnet.controls(chainId).deposit(deposit);
       return c.json({ txnHash: txHash, blockNumber }, 201);
     } catch (error) {
-      // the family's transaction builder refuses amounts the chain cannot carry (Bitcoin dust, XRP's supply, Tron's int64)
-      if (error instanceof RangeError) throw new DomainError('INVALID_AMOUNT', error.message, { amount: body.amount });
+      if (error instanceof RangeError) throw refusedAmount(error, body.amount);
       throw error;
     }
   };

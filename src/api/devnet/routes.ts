@@ -9,36 +9,48 @@ const json = <T extends z.ZodType>(description: string, schema: T) => ({ descrip
 const blockNumberSchema = z.object({ blockNumber: z.number().int() }).openapi('DevnetBlockNumber');
 const emptySchema = z.object({}).strict();
 
+/** The most transfers one batch deposits (CONTRACT §8). */
+export const MAX_DEPOSITS_PER_BATCH = 1000;
+
+const depositRequestSchema = z
+  .object({
+    chainId,
+    tokenId: z.string().min(1).openapi({ example: 'eip155:11155111/slip44:60' }),
+    toAddress: z.string().min(1),
+    amount: z.string().openapi({ example: '1000000000000000000', description: 'base units, a decimal integer string (CONTRACT §6)' }),
+    destinationTag: z
+      .union([z.string(), z.number()])
+      .optional()
+      .openapi({ description: 'XRP only: a decimal integer 0–4294967295', example: '12345' }),
+    fromAddress: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'the sender: recorded as an external transfer from that address (the devnet holds no key for it); absent: the devnet faucet signs a real transaction' }),
+  })
+  .strict()
+  .openapi('DevnetDepositRequest');
+
+const depositBatchRequestSchema = z
+  .object({ transfers: z.array(depositRequestSchema).min(1).max(MAX_DEPOSITS_PER_BATCH) })
+  .strict()
+  .openapi('DevnetDepositBatchRequest', { description: `up to ${MAX_DEPOSITS_PER_BATCH} transfers, on any chains: all mined in the next block of their chain, or none` });
+
+const depositSchema = z.object({ txnHash: z.string(), blockNumber: z.number().int() }).openapi('DevnetDeposit');
+
 export const depositRoute = createRoute({
   method: 'post',
   path: '/devnet/deposits',
   tags,
-  summary: 'An incoming transfer, mined in a new block right away (signed by the devnet faucet unless fromAddress is given)',
+  summary: 'An incoming transfer, or a batch of them, mined in a new block right away (signed by the devnet faucet unless fromAddress is given)',
+  description: `A batch (\`{ transfers: [...] }\`, up to ${MAX_DEPOSITS_PER_BATCH}) is all or none: one invalid transfer is refused (400/422) with \`details.index\` naming it, and nothing is mined.`,
   security: callerSecurity,
-  request: {
-    body: jsonBody(
-      z
-        .object({
-          chainId,
-          tokenId: z.string().min(1).openapi({ example: 'eip155:11155111/slip44:60' }),
-          toAddress: z.string().min(1),
-          amount: z.string().openapi({ example: '1000000000000000000', description: 'base units, a decimal integer string (CONTRACT §6)' }),
-          destinationTag: z
-            .union([z.string(), z.number()])
-            .optional()
-            .openapi({ description: 'XRP only: a decimal integer 0–4294967295', example: '12345' }),
-          fromAddress: z
-            .string()
-            .min(1)
-            .optional()
-            .openapi({ description: 'the sender: recorded as an external transfer from that address (the devnet holds no key for it); absent: the devnet faucet signs a real transaction' }),
-        })
-        .strict()
-        .openapi('DevnetDepositRequest'),
-    ),
-  },
+  request: { body: jsonBody(z.union([depositRequestSchema, depositBatchRequestSchema])) },
   responses: {
-    201: json('The transaction and the block that includes it', z.object({ txnHash: z.string(), blockNumber: z.number().int() }).openapi('DevnetDeposit')),
+    201: json(
+      'The transaction and the block that includes it; for a batch, one per transfer in the order given',
+      z.union([depositSchema, z.object({ transfers: z.array(depositSchema) }).openapi('DevnetDepositBatch')]),
+    ),
     ...errorResponses(...authenticatedErrors, 400, 422),
   },
 });
