@@ -54,18 +54,29 @@ export const depositAddress = async (api: ApiClient, token: Pick<TokenInfo, 'cha
   return (await api.expect<{ address: Account }>(200, 'GET', `/payments/deposit-address?${query}`)).address;
 };
 
-/** An incoming transfer through the devnet from an external sender (no faucet signature: cheapest for the devnet); answers its hash. */
-export const injectDeposit = async (api: ApiClient, token: Pick<TokenInfo, 'chainId' | 'id'>, account: Account, amount: bigint): Promise<string> => {
-  const body = {
-    chainId: token.chainId,
-    tokenId: token.id,
-    toAddress: account.properties.address,
-    amount: amount.toString(),
-    fromAddress: externalAddress(token.chainId),
-    ...(account.properties.destinationTag !== undefined ? { destinationTag: account.properties.destinationTag } : {}),
-  };
-  return (await api.expect<{ txnHash: string }>(201, 'POST', '/devnet/deposits', body)).txnHash;
-};
+export interface PlannedDeposit {
+  token: Pick<TokenInfo, 'chainId' | 'id'>;
+  account: Account;
+  amount: bigint;
+}
+
+/** A devnet transfer from an external sender (no faucet signature: cheapest for the devnet). */
+const transferBody = ({ token, account, amount }: PlannedDeposit) => ({
+  chainId: token.chainId,
+  tokenId: token.id,
+  toAddress: account.properties.address,
+  amount: amount.toString(),
+  fromAddress: externalAddress(token.chainId),
+  ...(account.properties.destinationTag !== undefined ? { destinationTag: account.properties.destinationTag } : {}),
+});
+
+/** One incoming transfer through the devnet; answers its hash. */
+export const injectDeposit = async (api: ApiClient, token: Pick<TokenInfo, 'chainId' | 'id'>, account: Account, amount: bigint): Promise<string> =>
+  (await api.expect<{ txnHash: string }>(201, 'POST', '/devnet/deposits', transferBody({ token, account, amount }))).txnHash;
+
+/** Up to 1,000 transfers in one request (CONTRACT §8's batch), each chain's in its next block; answers their hashes in order. */
+export const injectDeposits = async (api: ApiClient, deposits: readonly PlannedDeposit[]): Promise<string[]> =>
+  (await api.expect<{ transfers: { txnHash: string }[] }>(201, 'POST', '/devnet/deposits', { transfers: deposits.map(transferBody) })).transfers.map((made) => made.txnHash);
 
 /** Mines each chain's confirmations (plus one) at once, instead of waiting for the block timer. */
 export const mineConfirmations = async (api: ApiClient, chainIds: Iterable<string>, confirmations: Map<string, number>) => {
