@@ -23,6 +23,7 @@ import { runWebhookPhase } from './lib/phases/webhooks.js';
 import { runWithdrawalPhase } from './lib/phases/withdrawals.js';
 import { formatReport, machineLine, type RunFigures } from './lib/report.js';
 import { connectServiceDb } from './lib/service-db.js';
+import { positive } from './lib/settings.js';
 import { peakRssMiB, startBenchService } from './lib/service.js';
 import { compareAppendThroughput } from './lib/side-by-side.js';
 import { summarize } from './lib/stats.js';
@@ -30,12 +31,6 @@ import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
 
 const PHASES = ['withdrawals-one-token', 'withdrawals-20-tokens', 'webhooks', 'deposits', 'rebuild', 'compare'] as const;
 type Phase = (typeof PHASES)[number];
-
-const positive = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
-  return value;
-};
 
 const selectedPhases = (): Set<Phase> => {
   const text = process.env.BENCH_PHASES?.trim();

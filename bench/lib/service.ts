@@ -21,6 +21,10 @@ export interface BenchService {
   dataDir: string;
   /** the environment the service runs with; the CLI gets the same to find the running server */
   env: Record<string, string>;
+  /** from the spawn to the first /healthz 200, ms */
+  healthyAfterMs: number;
+  /** polls /readyz until it answers 200 (the projections caught up with what the store held at start); answers ms since the spawn */
+  untilReady(timeoutMs: number): Promise<number>;
   /** the last lines the service wrote (warnings and errors at LOG_LEVEL=warn) */
   recentLogLines(): string[];
   /** SIGTERM and wait for the exit (also a teardown step; a second call does nothing) */
@@ -40,29 +44,37 @@ const freePort = (): Promise<number> =>
     });
   });
 
-const waitForHealth = async (url: string, exited: () => string | null, timeoutMs: number): Promise<void> => {
+/** Polls `path` every 50 ms until it answers 200 (a fine grain: start-up times are figures of the bench). */
+const waitFor200 = async (url: string, path: string, exited: () => string | null, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const why = exited();
-    if (why !== null) throw new Error(`ledgergate exited (${why}) before /healthz answered`);
-    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
-    if (healthy) return;
-    if (Date.now() > deadline) throw new Error(`ledgergate did not answer /healthz within ${timeoutMs} ms`);
-    await sleep(200);
+    if (why !== null) throw new Error(`ledgergate exited (${why}) before ${path} answered 200`);
+    const ok = await fetch(`${url}${path}`).then((response) => response.ok, () => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`ledgergate did not answer ${path} with 200 within ${timeoutMs} ms`);
+    await sleep(50);
   }
 };
 
+/** A fresh, empty DATA_DIR under the temporary directory, removed at teardown. */
+export const benchDataDir = async (lifecycle: Lifecycle): Promise<string> => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-bench-'));
+  lifecycle.onTeardown('remove the data directory', () => fs.rm(dataDir, { recursive: true, force: true }));
+  await fs.chmod(dataDir, 0o755); // as root, PostgreSQL runs as `postgres`, which must reach it
+  return dataDir;
+};
+
 /**
- * Boots `ledgergate serve` as its own process on a fresh DATA_DIR with the devnet on (development
- * mode), fast blocks and a rate limit the load cannot reach, with the node flags of `npm start`.
+ * Boots `ledgergate serve` as its own process on a fresh DATA_DIR (or `existingDataDir`, left in
+ * place) with the devnet on (development mode), fast blocks and a rate limit the load cannot
+ * reach, with the node flags of `npm start`.
  * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
  * NODE_OPTIONS does not accept). Teardown: SIGTERM, wait for the exit (it stops the embedded
  * PostgreSQL itself), then remove the directory.
  */
-export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<BenchService> => {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ledgergate-bench-'));
-  lifecycle.onTeardown('remove the data directory', () => fs.rm(dataDir, { recursive: true, force: true }));
-  await fs.chmod(dataDir, 0o755); // as root, PostgreSQL runs as `postgres`, which must reach it
+export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void, existingDataDir?: string): Promise<BenchService> => {
+  const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
   const port = await freePort();
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -73,6 +85,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
   };
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
   const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...nodeFlags, bin, 'serve'], {
     cwd: root,
     env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -108,10 +121,16 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
   lifecycle.onTeardown('stop the service', stop);
   const url = `http://127.0.0.1:${port}`;
   progress(`booting ledgergate (DATA_DIR ${dataDir}, pid ${child.pid})`);
-  await waitForHealth(url, () => exitReason, 120_000).catch((error: Error) => {
+  const withLog = (error: Error) => {
     throw new Error(`${error.message}\n${lines.slice(-20).join('\n')}`);
-  });
-  return { url, pid: child.pid!, dataDir, env, recentLogLines: () => [...lines], stop };
+  };
+  await waitFor200(url, '/healthz', () => exitReason, 120_000).catch(withLog);
+  const healthyAfterMs = performance.now() - spawnedAt;
+  const untilReady = async (timeoutMs: number) => {
+    await waitFor200(url, '/readyz', () => exitReason, timeoutMs).catch(withLog);
+    return performance.now() - spawnedAt;
+  };
+  return { url, pid: child.pid!, dataDir, env, healthyAfterMs, untilReady, recentLogLines: () => [...lines], stop };
 };
 
 /** Runs the ledgergate CLI against the service's DATA_DIR (it adopts the running PostgreSQL) to completion. */
