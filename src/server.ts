@@ -9,6 +9,7 @@ import { DEFAULT_STUCK_AFTER_MS, StuckTransactions } from './chains/transfers/st
 import { createWithdrawalProcessors } from './processes/withdrawal-processor/index.js';
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
+import { createOrganizationStates } from './application/organization-states.js';
 import { createDepositAddressBook } from './chains/address-book.js';
 import { chainAvailability, chainBackend } from './chains/chain-availability.js';
 import { checkConfiguredKeys } from './chains/config.js';
@@ -66,6 +67,7 @@ const signerMissing = {
 export const composeService = (infrastructure: Infrastructure, config: Config, logger: Logger, clock: () => Date = () => new Date()) => {
   const services: OrganizationServices = {
     store: infrastructure.store,
+    organizationStates: createOrganizationStates(infrastructure.store),
     db: infrastructure.db,
     keyring: infrastructure.keyring,
     clock,

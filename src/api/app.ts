@@ -98,7 +98,9 @@ export const createApp = ({ logger, health, readiness = async () => ({ ready: tr
 
   const callerLimiter = new RateLimiter(rateLimits.perMinute, 60_000, clockMs);
   const devnetMounted = devnet !== null && !services.isProduction;
-  for (const path of [...PROTECTED_PATHS, ...(devnetMounted ? ['/devnet/*'] : [])]) app.use(path, authenticate(services), limitRate(callerLimiter));
+  // one authentication for every path: the key ids it remembers are shared
+  const authenticated = authenticate(services);
+  for (const path of [...PROTECTED_PATHS, ...(devnetMounted ? ['/devnet/*'] : [])]) app.use(path, authenticated, limitRate(callerLimiter));
   app.use('/auth/profile', requirePerson());
   app.route('/', profileRoutes(services));
   app.route('/', organisationRoutes(services));

@@ -12,10 +12,13 @@ import { generatePassword, hashPassword } from '../security/passwords.js';
 import { encryptSecret, secretPurpose } from '../security/secret-box.js';
 import { generateTotpSeed, otpauthUrl } from '../security/totp.js';
 import { decideAndAppend, handleCommand, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
+import type { OrganizationStates } from './organization-states.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
 export interface OrganizationServices extends CommandServices {
   db: Kysely<Database>;
+  /** organizations kept in memory for the requests that read them (absent: each reads the stream) */
+  organizationStates?: OrganizationStates | undefined;
   keyring: Keyring;
   isProduction: boolean;
 }

@@ -6,7 +6,6 @@ import { parseAmount } from '../domain/amount.js';
 import { fold } from '../domain/decider.js';
 import { DomainError } from '../errors.js';
 import { ledgerDecider, type LedgerCommand } from '../domain/ledger/decide.js';
-import { organizationDecider } from '../domain/organization/decide.js';
 import type { ActiveOrganization } from '../domain/organization/organization.js';
 import { streams } from '../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../domain/withdrawal/decide.js';
@@ -15,6 +14,8 @@ import type { WithdrawalEvent, WithdrawalRecord } from '../domain/withdrawal/wit
 import { ledgerCommandsFor } from '../domain/withdrawal/ledger-effects.js';
 import { loadAggregate, toDomainEvent, type CommandMetadata, type DecidedAppend } from './command-handler.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
+import type { ExpectedRevision } from '../eventstore/port.js';
+import { loadOrganizationState } from './organization-states.js';
 import { checkExternalUserId } from './deposit-accounts.js';
 import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
@@ -52,16 +53,49 @@ export interface WithdrawalRequest {
 
 const unavailable = (what: string) => new DomainError('SERVICE_UNAVAILABLE', `${what} is not available on this service right now`);
 
-const loadOrganization = async (services: WithdrawalServices, orgId: string): Promise<ActiveOrganization> => {
-  const { state } = await loadAggregate(services.store, streams.organization(orgId), organizationDecider);
-  if (state.status !== 'Active') throw new DomainError('UNAUTHORIZED', 'The organization does not exist');
-  return state;
+interface LoadedOrganization {
+  organization: ActiveOrganization;
+  /** the revision it stands at; `fromMemory`: it may lag another process's change by a notification */
+  revision: ExpectedRevision;
+  fromMemory: boolean;
+}
+
+const loadOrganization = async (services: WithdrawalServices, orgId: string, fresh = false): Promise<LoadedOrganization> => {
+  const { state, expectedRevision, fromMemory } = await loadOrganizationState(services, orgId, { fresh });
+  if (state.status === 'Active') return { organization: state, revision: expectedRevision, fromMemory };
+  if (fromMemory) return loadOrganization(services, orgId, true);
+  throw new DomainError('UNAUTHORIZED', 'The organization does not exist');
+};
+
+/**
+ * `check` on the organization as memory holds it; a refusal is never decided on memory alone
+ * (it may lag another process's change by a notification): the stream is read and checked again.
+ */
+const onOrganization = async <Result>(services: WithdrawalServices, orgId: string, check: (loaded: LoadedOrganization) => Result | Promise<Result>): Promise<Result> => {
+  const loaded = await loadOrganization(services, orgId);
+  try {
+    return await check(loaded);
+  } catch (error) {
+    if (!loaded.fromMemory || !(error instanceof DomainError)) throw error;
+    return check(await loadOrganization(services, orgId, true));
+  }
 };
 
 const userOf = (organization: ActiveOrganization, userId: string) => {
   const user = organization.users.find((candidate) => candidate.userId === userId);
   if (!user) throw new DomainError('UNAUTHORIZED', 'The user is not a member of this organization');
   return user;
+};
+
+const memberOf = (services: WithdrawalServices, caller: Caller) => onOrganization(services, caller.orgId, ({ organization }) => userOf(organization, caller.userId));
+
+/** The organization's stream moved past the revision a decision took from memory: decide again on the stream. */
+class OrganizationMovedError extends Error {}
+
+/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision`. */
+const checkOrganizationAt = async (services: WithdrawalServices, orgId: string, revision: ExpectedRevision) => {
+  const current = await services.store.streamRevision(streams.organization(orgId));
+  if (current !== revision) throw new OrganizationMovedError(`organization ${orgId} moved from ${String(revision)} to ${String(current)}`);
 };
 
 /** The withdrawal as its stream holds it (consistent at once); another organization's is WITHDRAWAL_NOT_FOUND. */
@@ -113,10 +147,26 @@ const checkRequest = async (services: WithdrawalServices, organization: ActiveOr
  * decision waits its turn in the ledger's queue instead of losing races to its neighbours.
  */
 export const createWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
-  // the organization's own stream, read once: its chain and token switches (fresher than the read
-  // model, and one query less per request), its members and signers
-  const organization = await loadOrganization(services, caller.orgId);
-  const { chain, token, amount, memo } = await checkRequest(services, organization, caller, input, metadata);
+  try {
+    return await requestWithdrawal(services, caller, input, metadata, false);
+  } catch (error) {
+    if (!(error instanceof OrganizationMovedError)) throw error;
+    return requestWithdrawal(services, caller, input, metadata, true);
+  }
+};
+
+/**
+ * The organization (its chain and token switches, members and approval threshold) is decided on as
+ * memory holds it, and the decision checks, after it queued on the ledger, that the organization's
+ * stream is still at that revision (a change in another process that memory has not heard of yet
+ * sends it back to decide again on the stream), so no withdrawal is decided on settings older than
+ * its request. `fresh`: read from the stream at the start, as before memory kept it.
+ */
+const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata, fresh: boolean): Promise<WithdrawalRecord> => {
+  const checked = async (loaded: LoadedOrganization) => ({ ...loaded, ...(await checkRequest(services, loaded.organization, caller, input, metadata)) });
+  const { organization, revision, fromMemory, chain, token, amount, memo } = fresh
+    ? await checked(await loadOrganization(services, caller.orgId, true))
+    : await onOrganization(services, caller.orgId, checked);
   const id = randomUUID();
   const request: WithdrawalCommand = {
     type: 'RequestWithdrawal',
@@ -139,7 +189,9 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
     const { events } = await onLedger(services, ledgerStream, { ...metadata, orgId: caller.orgId }, {
       stream: referenceStream,
       // read on every try: a reference taken by another request (also between two tries) is named
-      read: () => refuseTakenReference(services, referenceStream, input.reference),
+      read: async () => {
+        await Promise.all([refuseTakenReference(services, referenceStream, input.reference), fromMemory ? checkOrganizationAt(services, caller.orgId, revision) : undefined]);
+      },
       decide: (ledger, now) => {
         checkConfirmedBalance(chain, ledger.state, amount);
         const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
@@ -221,7 +273,7 @@ export const approveWithdrawal = async (services: WithdrawalServices, caller: Ca
   const { state } = await loadWithdrawal(services, caller.orgId, withdrawalId);
   const command: WithdrawalCommand = { type: 'ApproveWithdrawal', id: withdrawalId, userId: caller.userId };
   withdrawalDecider.decide(command, state, { now: services.clock() });
-  const user = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  const user = await memberOf(services, caller);
   await acceptTotpCode(services, user, totpCode, 'approval', { ...metadata, orgId: caller.orgId });
   return (await applyWithdrawalCommand(services, state, command, metadata)).withdrawal;
 };
@@ -240,7 +292,7 @@ export type BatchApproval = { id: string; withdrawal: WithdrawalRecord } | { id:
  */
 export const approveWithdrawals = async (services: WithdrawalServices, caller: Caller, ids: readonly string[], totpCode: string, metadata: CommandMetadata): Promise<BatchApproval[]> => {
   if (ids.length === 0 || ids.length > MAX_APPROVALS_PER_REQUEST) throw new DomainError('BAD_REQUEST', `between 1 and ${MAX_APPROVALS_PER_REQUEST} ids`);
-  const user = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  const user = await memberOf(services, caller);
   await acceptTotpCode(services, user, totpCode, 'approval', { ...metadata, orgId: caller.orgId });
   const results: BatchApproval[] = [];
   for (const id of ids) {
@@ -259,6 +311,6 @@ export const approveWithdrawals = async (services: WithdrawalServices, caller: C
 /** SPEC §3: Pending or PendingApproval → Cancelled (`Cancelled by <username>`), the hold released in the same append. */
 export const cancelWithdrawal = async (services: WithdrawalServices, caller: Caller, withdrawalId: string, metadata: CommandMetadata) => {
   const { state } = await loadWithdrawal(services, caller.orgId, withdrawalId);
-  const { username } = userOf(await loadOrganization(services, caller.orgId), caller.userId);
+  const { username } = await memberOf(services, caller);
   return (await applyWithdrawalCommand(services, state, { type: 'CancelWithdrawal', id: withdrawalId, userId: caller.userId, username }, metadata)).withdrawal;
 };

@@ -93,7 +93,28 @@ export interface Subscription extends AsyncIterable<RecordedEvent[]> {
   close(): Promise<void>;
 }
 
+/** Told which streams were appended, so what a process keeps in memory is dropped when it changes. */
+export interface StreamChangeListener {
+  /** a stream of a followed category was appended (by this process or another) */
+  changed(stream: string): void;
+  /** the feed may have missed changes (its session was lost, or is back): drop everything kept */
+  reset(): void;
+}
+
+/**
+ * The streams appended by anyone, as soon as the store learns of them: an append of this process
+ * before its promise settles; another process's when the store's notification arrives. Memory may
+ * be trusted only while `following()` is true; every gap in following is announced by `reset()`.
+ */
+export interface StreamChanges {
+  following(): boolean;
+  /** follows the streams of these categories; returns the way to stop */
+  follow(categories: string[], listener: StreamChangeListener): () => void;
+}
+
 export interface EventStore {
+  /** absent where the adapter cannot tell (KurrentDB here): then nothing is kept in memory */
+  readonly changes?: StreamChanges;
   /** atomic append to one stream */
   append(stream: string, expectedRevision: ExpectedRevision, events: NewEvent[]): Promise<AppendResult>;
   /**

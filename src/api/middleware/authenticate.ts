@@ -1,50 +1,91 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
+import { loadOrganizationState, type OrganizationStates } from '../../application/organization-states.js';
 import type { Database } from '../../db/database.js';
+import type { ActiveOrganization, Organization } from '../../domain/organization/organization.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 import { apiKeyId, digestsMatch } from '../../security/api-keys.js';
 import { verifyAccessToken } from '../../security/access-tokens.js';
 import type { Keyring } from '../../security/keyring.js';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from '../request-context.js';
-import { apiKeyById, userInOrganization } from './queries.js';
+import { apiKeyOwner } from './queries.js';
 
 export interface AuthenticationDependencies {
   db: Kysely<Database>;
+  store: EventStore;
+  organizationStates?: OrganizationStates | undefined;
   keyring: Keyring;
   clock: () => Date;
 }
+
+/** how many API key ids this process remembers the organization of */
+const KNOWN_KEY_OWNERS = 10_000;
 
 const invalidApiKey = () => new ApiError('INVALID_API_KEY', 401, 'The API key is invalid or has been rotated');
 const invalidToken = () => new ApiError('INVALID_TOKEN', 401, 'The access token is invalid or expired');
 
 /**
- * Every route behind this has a principal: an API key (`x-api-key`, acting as its owner) or a
- * person's access token (`Authorization: Bearer`). Keys are found by id and compared as keyed
- * digests in constant time; a rotated-away key is refused at once (its row is revoked in the same
- * projection the rotation waits for).
+ * The organization, when `accepts` it: first as memory holds it, and when memory does not accept
+ * it, read again from its stream (memory may lag another process's change by a notification, so a
+ * refusal is never decided on it alone); undefined when the stream does not accept it either.
  */
-export const authenticate =
-  ({ db, keyring, clock }: AuthenticationDependencies): MiddlewareHandler<AppEnv> =>
-  async (c, next) => {
+const acceptedOrganization = async (dependencies: AuthenticationDependencies, orgId: string, accepts: (organization: ActiveOrganization) => boolean) => {
+  const accepted = (state: Organization) => (state.status === 'Active' && accepts(state) ? state : undefined);
+  const { state, fromMemory } = await loadOrganizationState(dependencies, orgId);
+  return accepted(state) ?? (fromMemory ? accepted((await loadOrganizationState(dependencies, orgId, { fresh: true })).state) : undefined);
+};
+
+const usernameOf = (organization: ActiveOrganization, userId: string) => organization.users.find((user) => user.userId === userId)?.username;
+
+/**
+ * Every route behind this has a principal: an API key (`x-api-key`, acting as its owner) or a
+ * person's access token (`Authorization: Bearer`). A key is checked against its organization's
+ * stream, which names the one current key: its id and keyed digest (compared in constant time).
+ * The organization comes from memory, dropped when its stream changes: a rotated-away key is
+ * refused at once in the process that rotated (its append drops the organization before the
+ * rotation answers) and in every other process when the store's notification arrives. Which
+ * organization a key id belongs to never changes, so that is remembered (bounded) from the
+ * `api_keys` read model.
+ */
+export const authenticate = (dependencies: AuthenticationDependencies): MiddlewareHandler<AppEnv> => {
+  const { db, keyring, clock } = dependencies;
+  const keyOwners = new BoundedMap<string, string>(KNOWN_KEY_OWNERS);
+  const ownerOf = async (keyId: string) => {
+    const known = keyOwners.get(keyId);
+    if (known !== undefined) return known;
+    const owner = await apiKeyOwner(db, keyId);
+    if (owner !== undefined) keyOwners.set(keyId, owner);
+    return owner;
+  };
+  return async (c, next) => {
     const apiKey = c.req.header('x-api-key');
     const authorization = c.req.header('authorization');
     if (apiKey !== undefined) {
       const keyId = apiKeyId(apiKey);
-      const row = keyId ? await apiKeyById(db, keyId) : undefined;
-      if (!row || row.revoked_at !== null || !digestsMatch(keyring.apiKeyDigest(apiKey), row.key_digest)) throw invalidApiKey();
-      c.set('principal', { orgId: row.org_id, userId: row.user_id, via: 'apiKey', username: row.username });
+      const orgId = keyId ? await ownerOf(keyId) : undefined;
+      if (!keyId || orgId === undefined) throw invalidApiKey();
+      const digest = keyring.apiKeyDigest(apiKey);
+      const organization = await acceptedOrganization(dependencies, orgId, ({ apiKey: current }) => current?.keyId === keyId && digestsMatch(digest, current.keyDigest));
+      const userId = organization?.apiKey?.userId;
+      const username = organization && userId !== undefined ? usernameOf(organization, userId) : undefined;
+      if (userId === undefined || username === undefined) throw invalidApiKey();
+      c.set('principal', { orgId, userId, via: 'apiKey', username });
     } else if (authorization !== undefined) {
       const [scheme, token] = authorization.split(' ');
       if (scheme?.toLowerCase() !== 'bearer' || !token) throw invalidToken();
       const claims = await verifyAccessToken(keyring.jwtKey, token, clock());
-      const user = claims ? await userInOrganization(db, claims.orgId, claims.userId) : undefined;
-      if (!claims || !user) throw invalidToken();
-      c.set('principal', { orgId: claims.orgId, userId: claims.userId, via: 'jwt', username: user.username });
+      const organization = claims ? await acceptedOrganization(dependencies, claims.orgId, (candidate) => usernameOf(candidate, claims.userId) !== undefined) : undefined;
+      const username = claims && organization ? usernameOf(organization, claims.userId) : undefined;
+      if (!claims || username === undefined) throw invalidToken();
+      c.set('principal', { orgId: claims.orgId, userId: claims.userId, via: 'jwt', username });
     } else {
       throw new ApiError('UNAUTHORIZED', 401, 'Credentials are required: an x-api-key header or a Bearer access token');
     }
     await next();
   };
+};
 
 /** CONTRACT §3: some actions only a person may take (rotate the API key, read the profile, approve). */
 export const requirePerson = (): MiddlewareHandler<AppEnv> => async (c, next) => {

@@ -6,6 +6,7 @@ import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { GroupCommitAppender } from './append.js';
 import { AppendNotifications } from './notifications.js';
+import { StreamChangeFeed } from './stream-changes.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
 
 const DEFAULT_READ_COUNT = 1000;
@@ -58,6 +59,30 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
     return result.rows;
   };
 
+  const headPosition = async () => {
+    const rows = await query<{ head: string | null }>('select max(position)::text as head from eventstore.events', []);
+    return BigInt(rows[0]?.head ?? 0);
+  };
+
+  const changes = new StreamChangeFeed(
+    listenConfig,
+    {
+      head: headPosition,
+      changedAfter: async (position, categories, limit) => {
+        const rows = await query<{ stream_id: string; position: string }>(
+          `select stream_id, position::text as position from eventstore.events
+            where category = any($2::text[]) and position > $1::bigint order by position limit $3`,
+          [position.toString(), categories, limit],
+        );
+        return rows.map((row) => ({ stream: row.stream_id, position: BigInt(row.position) }));
+      },
+    },
+    logger,
+  );
+  /** this process's followers hear of its own appends before the caller does (written or not: a failed one may be) */
+  const told = <Result>(appends: StreamAppend[], appending: Promise<Result>) =>
+    appending.finally(() => changes.appended(appends.map(({ stream }) => stream)));
+
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
     const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
     const rows = await query<EventRow>(
@@ -82,8 +107,12 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
   };
 
   return {
-    append: (stream, expectedRevision, events) => appender.append([{ stream, expectedRevision, events }]).catch(unavailableOnConnectionFailure),
-    appendMany: (appends: StreamAppend[]) => appender.append(appends).catch(unavailableOnConnectionFailure),
+    changes,
+    append: (stream, expectedRevision, events) => {
+      const appends = [{ stream, expectedRevision, events }];
+      return told(appends, appender.append(appends).catch(unavailableOnConnectionFailure));
+    },
+    appendMany: (appends: StreamAppend[]) => told(appends, appender.append(appends).catch(unavailableOnConnectionFailure)),
     readStream,
     readAll,
     streamRevision: async (stream) => {
@@ -93,10 +122,7 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
       );
       return rows[0] ? BigInt(rows[0].stream_revision) : null;
     },
-    headPosition: async () => {
-      const rows = await query<{ head: string | null }>('select max(position)::text as head from eventstore.events', []);
-      return BigInt(rows[0]?.head ?? 0);
-    },
+    headPosition,
     subscribeToAll: (options = {}) =>
       pollingSubscription(
         {
@@ -114,6 +140,7 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
       }
     },
     close: async () => {
+      await changes.close();
       await notifications.close();
       await appendPool.end().catch(() => undefined);
     },
