@@ -18,11 +18,11 @@ const selectProjections = (name: string | undefined): Projection[] => {
 };
 
 /**
- * `ledgergate projections rebuild [name]`: rebuilds each projection from position 0 in one
- * transaction (see rebuildProjection), whether or not a server is running and serving it. The
- * projections are rebuilt side by side (each owns its tables and checkpoint, so they do not wait
- * for one another): while one waits for PostgreSQL another decodes and folds its events. The
- * times printed are from the command's start.
+ * `ledgergate projections rebuild [name]`: rebuilds each projection from position 0 side by side
+ * and swaps it in with one short transaction (see rebuildProjection), whether or not a server is
+ * running and serving it. The projections are rebuilt at the same time (each owns its tables and
+ * checkpoint, so they do not wait for one another): while one waits for PostgreSQL another decodes
+ * and folds its events. The times printed are from the command's start.
  */
 export const rebuildCommand = async (config: Config, logger: Logger, name: string | undefined): Promise<number> => {
   const infrastructure = await openInfrastructure(config, logger, 'cli');
@@ -32,7 +32,7 @@ export const rebuildCommand = async (config: Config, logger: Logger, name: strin
     const head = await infrastructure.store.headPosition();
     const reached = new Map<string, number>();
     const progress = progressOnStderr('rebuild');
-    // each rebuild holds a connection for its transaction and borrows another to read events: at
+    // each rebuild holds a connection for its tables and borrows another to read events: at
     // most half the pool rebuilds at once, so the reads always find a connection
     await inParallel(projections, Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)), async (projection) => {
       const position = await rebuildProjection(infrastructure.db, infrastructure.store, projection, (at, events) => {

@@ -3,8 +3,8 @@ import type { Database } from '../db/database.js';
 import type { AccountEvent } from '../domain/account/account.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhooks, webhookDedupeKey } from '../webhooks/outbox.js';
-import type { Projection } from './projection.js';
+import { webhookDedupeKey } from '../webhooks/outbox.js';
+import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const ACCOUNTS_PROJECTION = 'accounts';
 
@@ -34,7 +34,7 @@ const rowOf = (recorded: RecordedEvent, data: AccountEvent['data']) => {
 };
 
 /** One insert and one outbox insert per batch, in event order (a second account for a key fails on its constraint, as before). */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const created = batch.map((recorded) => ({ recorded, data: recorded.data as AccountEvent['data'] }));
   const rows = created.map(({ recorded, data }) => rowOf(recorded, data));
   const column = <Key extends keyof (typeof rows)[number]>(key: Key) => rows.map((row) => row[key]);
@@ -44,7 +44,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
                          ${column('external_user_id')}::text[], ${column('address')}::text[], ${column('destination_tag')}::text[],
                          ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
   `.execute(trx);
-  await enqueueWebhooks(
+  await outbox.enqueue(
     trx,
     created.map(({ recorded, data }) => ({
       orgId: data.orgId,
@@ -61,6 +61,6 @@ export const accountsProjection: Projection = {
   name: ACCOUNTS_PROJECTION,
   filter: { categories: [streamCategories.account], types: ['AccountCreated'] },
   tables: ['accounts'],
-  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handle: (trx, recorded, outbox) => handleBatch(trx, [recorded], outbox),
   handleBatch,
 };

@@ -4,8 +4,8 @@ import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
-import type { Projection } from './projection.js';
+import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const BALANCES_PROJECTION = 'balances';
 
@@ -25,7 +25,7 @@ const webhookOf = (recorded: RecordedEvent, event: LedgerEvent, chainId: string)
  * the batch leaves (what successive upserts would have left), while every event still sends its
  * balance.updated.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const lastOfLedger = new Map<string, { orgId: string; tokenId: string; chainId: string; event: LedgerEvent }>();
   const webhooks: WebhookToEnqueue[] = [];
   for (const recorded of batch) {
@@ -58,7 +58,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
       )
       .execute();
   }
-  await enqueueWebhooks(trx, webhooks);
+  await outbox.enqueue(trx, webhooks);
 };
 
 /**
@@ -70,6 +70,6 @@ export const balancesProjection: Projection = {
   name: BALANCES_PROJECTION,
   filter: { categories: [streamCategories.ledger] },
   tables: ['balances'],
-  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handle: (trx, recorded, outbox) => handleBatch(trx, [recorded], outbox),
   handleBatch,
 };

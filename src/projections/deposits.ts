@@ -5,8 +5,8 @@ import type { DepositStatus } from '../db/tables/deposits.js';
 import type { DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
-import type { Projection } from './projection.js';
+import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const DEPOSITS_PROJECTION = 'deposits';
 
@@ -129,7 +129,7 @@ const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
  * the row of that moment, as the per-event statements did), then the rows reverted or detected anew
  * are deleted, the detected ones inserted and the confirmed ones updated, one statement each.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as DepositEvent }));
   const refs = new Map(events.map(({ event }) => [keyOf(event.data), { chainId: event.data.chainId, txHash: event.data.txHash, index: event.data.index }]));
   const folded = await loadStored(trx, [...refs.values()]);
@@ -216,7 +216,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
       where (row.chain_id, row.tx_hash, row.output_index) = (change.chain_id, change.tx_hash, change.output_index)
     `.execute(trx);
   }
-  await enqueueWebhooks(trx, webhooks);
+  await outbox.enqueue(trx, webhooks);
 };
 
 /**
@@ -228,6 +228,6 @@ export const depositsProjection: Projection = {
   name: DEPOSITS_PROJECTION,
   filter: { categories: [streamCategories.deposit] },
   tables: ['deposits'],
-  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handle: (trx, recorded, outbox) => handleBatch(trx, [recorded], outbox),
   handleBatch,
 };

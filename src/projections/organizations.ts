@@ -3,8 +3,7 @@ import type { Database } from '../db/database.js';
 import type { OrganizationEvent } from '../domain/organization/events.js';
 import { streamCategories } from '../domain/streams.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { releaseWaitingDeliveries } from '../webhooks/outbox.js';
-import type { Projection } from './projection.js';
+import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const ORGANIZATIONS_PROJECTION = 'organizations';
 
@@ -25,7 +24,7 @@ const switchOn = (trx: Transaction<Database>, orgId: string, column: SwitchColum
     .where('id', '=', orgId)
     .execute();
 
-const apply = async (trx: Transaction<Database>, event: OrganizationEvent) => {
+const apply = async (trx: Transaction<Database>, event: OrganizationEvent, outbox: OutboxEffects) => {
   switch (event.type) {
     case 'OrganizationCreated': {
       const { orgId, name, webhookUrl, webhookSigningSecretEncrypted, minWithdrawalSigners, createdAt } = event.data;
@@ -66,7 +65,7 @@ const apply = async (trx: Transaction<Database>, event: OrganizationEvent) => {
         .where('id', '=', event.data.orgId)
         .execute();
       // CONTRACT §7: what waited for a URL is sent now
-      await releaseWaitingDeliveries(trx, event.data.orgId);
+      await outbox.releaseWaiting(trx, event.data.orgId);
       return;
     case 'WebhookSigningSecretRotated':
       await trx
@@ -105,5 +104,5 @@ export const organizationsProjection: Projection = {
   name: ORGANIZATIONS_PROJECTION,
   filter: { categories: [streamCategories.organization] },
   tables: ['api_keys', 'users', 'organizations'],
-  handle: (trx, event: RecordedEvent) => apply(trx, { type: event.type, data: event.data } as OrganizationEvent),
+  handle: (trx, event: RecordedEvent, outbox = liveOutbox) => apply(trx, { type: event.type, data: event.data } as OrganizationEvent, outbox),
 };

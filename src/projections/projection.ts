@@ -1,31 +1,49 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventFilter, RecordedEvent } from '../eventstore/port.js';
+import { enqueueWebhooks, releaseWaitingDeliveries, type WebhookToEnqueue } from '../webhooks/outbox.js';
+
+/**
+ * What a projection does to the webhook outbox besides its own tables. Applying events live, these
+ * are the outbox's own functions. A rebuild replaying events the live projection already applied
+ * passes `alreadyApplied`: their deliveries exist (written with the checkpoint that covered them,
+ * and never deleted), so writing them again would only be turned away by their dedupe keys.
+ */
+export interface OutboxEffects {
+  enqueue(trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<unknown>;
+  /** an organization's webhook URL was set: what waited for it is due now */
+  releaseWaiting(trx: Transaction<Database>, orgId: string): Promise<unknown>;
+}
+
+export const liveOutbox: OutboxEffects = { enqueue: enqueueWebhooks, releaseWaiting: releaseWaitingDeliveries };
+
+export const alreadyApplied: OutboxEffects = { enqueue: async () => 0, releaseWaiting: async () => 0 };
 
 /**
  * A projection maps events to read-model writes. `handle` runs inside the batch transaction that
  * also moves the checkpoint, so its writes (read-model rows, outbox rows) happen exactly once in
- * effect. It must be deterministic: a rebuild from position 0 must give the same tables.
+ * effect. It must be deterministic: a rebuild from position 0 must give the same tables. Its outbox
+ * writes go through `outbox` (live unless said otherwise).
  */
 export interface Projection {
   /** stable: it names the checkpoint row and the advisory lock */
   name: string;
   /** the events it reads (the rest are skipped) */
   filter?: EventFilter;
-  /** the tables it owns, emptied on rebuild */
+  /** the tables it owns, rebuilt side by side and swapped in by a rebuild */
   tables: string[];
-  handle(trx: Transaction<Database>, event: RecordedEvent): Promise<void>;
+  handle(trx: Transaction<Database>, event: RecordedEvent, outbox?: OutboxEffects): Promise<void>;
   /**
    * Optional: the same writes as `handle` over each event in order, in a constant number of
    * statements per batch (a round trip per event is what bounds a projection's throughput).
    * Where present, batches go through it; `handle` is then a batch of one.
    */
-  handleBatch?(trx: Transaction<Database>, events: RecordedEvent[]): Promise<void>;
+  handleBatch?(trx: Transaction<Database>, events: RecordedEvent[], outbox?: OutboxEffects): Promise<void>;
 }
 
 /** Applies events in order, as one batch when the projection can. */
-export const applyEvents = async (trx: Transaction<Database>, projection: Projection, events: RecordedEvent[]): Promise<void> => {
+export const applyEvents = async (trx: Transaction<Database>, projection: Projection, events: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   if (events.length === 0) return;
-  if (projection.handleBatch) return projection.handleBatch(trx, events);
-  for (const event of events) await projection.handle(trx, event);
+  if (projection.handleBatch) return projection.handleBatch(trx, events, outbox);
+  for (const event of events) await projection.handle(trx, event, outbox);
 };

@@ -4,8 +4,8 @@ import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { RecordedEvent } from '../eventstore/port.js';
-import { enqueueWebhooks, webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
-import type { Projection } from './projection.js';
+import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
 
@@ -71,7 +71,7 @@ interface Folded {
  * webhook drawn from the state it leaves, as before), then new rows are inserted and existing
  * ones updated, one statement each.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as WithdrawalEvent }));
   const requested = new Set(events.flatMap(({ event }) => (event.type === 'WithdrawalRequested' ? [event.data.id] : [])));
   const existingIds = [...new Set(events.map(({ event }) => event.data.id))].filter((id) => !requested.has(id));
@@ -126,7 +126,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): 
       where row.id = change.id
     `.execute(trx);
   }
-  await enqueueWebhooks(trx, webhooks);
+  await outbox.enqueue(trx, webhooks);
 };
 
 /**
@@ -138,6 +138,6 @@ export const withdrawalsProjection: Projection = {
   name: WITHDRAWALS_PROJECTION,
   filter: { categories: [streamCategories.withdrawal] },
   tables: ['withdrawals'],
-  handle: (trx, recorded) => handleBatch(trx, [recorded]),
+  handle: (trx, recorded, outbox) => handleBatch(trx, [recorded], outbox),
   handleBatch,
 };

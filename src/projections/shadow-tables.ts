@@ -1,0 +1,52 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+
+/** A projection's table, by the schema its live copy is in. */
+export interface ShadowTable {
+  schema: string;
+  table: string;
+}
+
+const dropShadow = (session: Kysely<Database>, table: string) => sql`drop table if exists ${sql.id('pg_temp', table)}`.execute(session);
+
+/**
+ * Creates, on this session only, an empty temporary copy of each table (columns, defaults, keys and
+ * indexes: LIKE … INCLUDING ALL; no triggers). PostgreSQL looks temporary tables up first, so a
+ * projection's unqualified statements write these on this session while every other session keeps
+ * reading and writing the live ones. They are not WAL-logged, and they vanish with the session
+ * whatever happens to the process.
+ */
+export const createShadowTables = async (session: Kysely<Database>, tables: readonly string[]): Promise<ShadowTable[]> => {
+  const shadows: ShadowTable[] = [];
+  for (const table of tables) {
+    // a copy left on this pooled session by a rebuild that failed would hide the live table below
+    await dropShadow(session, table);
+    const { rows } = await sql<{ schema: string }>`
+      select n.nspname as schema from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = quote_ident(${table})::regclass
+    `.execute(session);
+    const schema = rows[0]!.schema;
+    await sql`create temporary table ${sql.id(table)} (like ${sql.id(schema, table)} including all)`.execute(session);
+    shadows.push({ schema, table });
+  }
+  return shadows;
+};
+
+/**
+ * Makes each live table hold exactly its shadow's rows, in the caller's transaction: the live rows
+ * no shadow row equals are deleted, then the shadow rows no live row equals are inserted (rows
+ * compared whole, as text). A rebuild that finds what the live projection wrote changes nothing,
+ * so the swap costs two anti-joins, and readers (MVCC) see the old rows until the commit and the
+ * new ones from then on. The tables' triggers see each row that changed, as a replay's would.
+ */
+export const swapInShadowTables = async (trx: Transaction<Database>, shadows: readonly ShadowTable[]): Promise<void> => {
+  for (const { schema, table } of shadows) {
+    const live = sql.id(schema, table);
+    const shadow = sql.id('pg_temp', table);
+    await sql`delete from ${live} as live where not exists (select from ${shadow} as shadow where shadow::text = live::text)`.execute(trx);
+    await sql`insert into ${live} select * from ${shadow} as shadow where not exists (select from ${live} as live where live::text = shadow::text)`.execute(trx);
+  }
+};
+
+export const dropShadowTables = async (session: Kysely<Database>, shadows: readonly ShadowTable[]): Promise<void> => {
+  for (const { table } of shadows) await dropShadow(session, table);
+};
