@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command as Program, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, flushLogs, type Logger } from '../log.js';
 
 type Command = (config: Config, logger: Logger, args: string[]) => Promise<number>;
 
@@ -114,11 +114,18 @@ const runCommand = async (name: string, run: Command, args: string[]): Promise<n
   return run(config, logger, args);
 };
 
+/** the server's log lines go out asynchronously: the last ones are written before the process exits */
+const exit = async (code: number): Promise<never> => {
+  process.exitCode = code; // also the code if nothing is left to run while the logs flush
+  await flushLogs();
+  process.exit(code);
+};
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exit(code),
   (error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`ledgergate: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    return exit(1);
   },
 );

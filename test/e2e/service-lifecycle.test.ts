@@ -80,6 +80,9 @@ describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {
 
     service!.child.kill('SIGTERM');
     expect(await service!.exited).toBe(0);
+    // log lines are written asynchronously: the last, logged just before the exit, still arrives
+    await service!.closed;
+    expect(service!.logs.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
     expect(isAlive(pid!)).toBe(false);
     expect(await postmasterPid(dataDir)).toBeNull();
   });

@@ -14,6 +14,8 @@ export interface ServiceProcess {
   logs: Record<string, unknown>[];
   /** resolves with the exit code (or the signal name) */
   exited: Promise<number | string>;
+  /** resolves once the process has exited and all it wrote has been read into `logs` */
+  closed: Promise<void>;
 }
 
 /** Polls GET /readyz until it answers 200 (bounded: the wait is not what a test measures). */
@@ -36,6 +38,7 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
   });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -47,7 +50,7 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
     void exited.then((code) => reject(new Error(`ledgergate exited (${code}) before listening: ${stderr}`)));
   });
   if (options.waitReady !== false) await waitUntilReady(url);
-  return { child, url, logs, exited };
+  return { child, url, logs, exited, closed };
 };
 
 /** Runs the CLI to completion. */
