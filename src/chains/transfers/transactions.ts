@@ -21,6 +21,8 @@ export interface TransferToSign {
   amount: bigint;
   estimate: FeeEstimate;
   now: Date;
+  /** EVM: the lowest nonce it may take, one past every transaction of the wallet recorded and still in flight (the node may not know one of them yet) */
+  nonceFloor?: number;
 }
 
 const parameter = (estimate: FeeEstimate, name: string): bigint => {
@@ -30,19 +32,20 @@ const parameter = (estimate: FeeEstimate, name: string): bigint => {
 };
 
 /**
- * Signs one transfer of a sweep (EVM or Tron) from one of the service's wallets. The nonce (EVM)
- * or the reference block (Tron) comes from the gateway now; the hash from the family's codec, so
+ * Signs one transfer of a sweep or a withdrawal (EVM or Tron) from one of the service's wallets.
+ * The nonce (EVM: the node's next, and never below `nonceFloor`) or the reference block (Tron)
+ * comes from the gateway now; the hash from the family's codec, so
  * the step can be recorded before anything is sent.
  */
 export const signSweepTransfer = async (signer: Signer, gateway: ChainGateway, transfer: TransferToSign): Promise<SignedStep> => {
-  const { chain, wallet, from, to, asset, amount, estimate, now } = transfer;
+  const { chain, wallet, from, to, asset, amount, estimate, now, nonceFloor = 0 } = transfer;
   // never sign from a key that does not hold the address the plan names
   if (signer.addressOf(chain, wallet).toLowerCase() !== from.toLowerCase()) throw new Error(`the ${wallet.branch} wallet ${wallet.index} does not hold ${from}`);
   let raw: string;
   let nonce: number | null = null;
   switch (chain.family) {
     case 'evm':
-      nonce = await gateway.nextNonce(from);
+      nonce = Math.max(await gateway.nextNonce(from), nonceFloor);
       raw = signer.signEvmTransfer(chain, wallet, {
         to,
         asset,

@@ -6,7 +6,7 @@ import { DomainError } from '../../errors.js';
 import type { LedgerCommand } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider, type WithdrawalCommand } from '../../domain/withdrawal/decide.js';
-import { isTerminal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
+import { isTerminal, type Withdrawal, type WithdrawalRecord, type WithdrawalStatus } from '../../domain/withdrawal/withdrawal.js';
 import { loadAggregate, type CommandMetadata } from '../../application/command-handler.js';
 import { applyWithdrawalCommand } from '../../application/withdrawals.js';
 import type { WithdrawalProcessingServices } from './services.js';
@@ -16,6 +16,7 @@ import { withdrawalGasTopUps } from './gas.js';
 import { replaceEvmIfStuck } from './evm-replacement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
+import { NOTHING_IN_FLIGHT, type OrganizationInFlight } from './in-flight.js';
 
 export type { WithdrawalProcessingServices } from './services.js';
 
@@ -23,6 +24,9 @@ export type ProcessingProgress =
   | { outcome: 'finished'; status: WithdrawalStatus | 'None' }
   | { outcome: 'waiting'; for: 'gas' | 'funds' | 'confirmations' }
   | { outcome: 'deferred'; reason: string };
+
+/** A step's progress, with the withdrawal as the step last read it (what the processor's in-flight book notes). */
+export type ProcessingStep = ProcessingProgress & { withdrawal: Withdrawal };
 
 const MAX_STEPS_PER_CALL = 12;
 
@@ -69,7 +73,7 @@ type Prepared = { kind: 'signed'; transaction: SignedWithdrawal } | { kind: 'top
  * EVM and Tron: the payment leaves the organization's settlement wallet. Its gas: when the wallet
  * lacks it, the gas wallet tops it up first (the sweep's top-up step, recorded before it is sent).
  */
-const prepareAccountTransfer = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata): Promise<Prepared> => {
+const prepareAccountTransfer = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata, inFlight: OrganizationInFlight): Promise<Prepared> => {
   const { chain, gateway, signer } = services;
   const token = findToken(withdrawal.tokenId);
   if (!token) return { kind: 'failed', error: `the catalog has no token ${withdrawal.tokenId}` };
@@ -87,10 +91,11 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
     gasReceived = true;
   }
 
-  if (asset !== 'native' && (await gateway.balance(from, asset)) < amount) return { kind: 'waiting', for: 'funds' }; // its deposits are still being swept
+  // what the wallet holds beyond what the organization's other transactions in flight spend; its deposits may still be being swept
+  if (asset !== 'native' && (await gateway.balance(from, asset)) < amount + inFlight.committed(asset)) return { kind: 'waiting', for: 'funds' };
   const estimate = await gateway.estimateFee({ from, to: withdrawal.recipient, asset, amount });
   const nativeBalance = await gateway.balance(from, 'native');
-  if (asset === 'native' && nativeBalance < amount) return { kind: 'waiting', for: 'funds' };
+  if (asset === 'native' && nativeBalance < amount + inFlight.committed('native')) return { kind: 'waiting', for: 'funds' };
   // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
   // are what its ledger says it holds): every EVM/Tron withdrawal first receives exactly its fee.
   // A fee of zero (Tron: free or staked bandwidth and energy cover it) needs no top-up at all.
@@ -99,7 +104,17 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
     return sent.kind === 'signed' ? { kind: 'topUpSigned' } : sent.kind === 'confirmed' ? { kind: 'waiting', for: 'gas' } : sent;
   }
   const head = chain.family === 'evm' ? await gateway.head() : null;
-  const step = await signSweepTransfer(signer, gateway, { chain, wallet: { branch: 'settlement', index: wallets.index }, from, to: withdrawal.recipient, asset, amount, estimate, now: services.clock() });
+  const step = await signSweepTransfer(signer, gateway, {
+    chain,
+    wallet: { branch: 'settlement', index: wallets.index },
+    from,
+    to: withdrawal.recipient,
+    asset,
+    amount,
+    estimate,
+    now: services.clock(),
+    nonceFloor: inFlight.nonceFloor,
+  });
   // EVM: the head it was signed at and its fee fields, what a replacement of it needs (./evm-replacement.ts)
   const { maxFeePerGas, maxPriorityFeePerGas } = estimate.parameters;
   const evm = head && maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined ? { headBlockNumber: head.number, maxFeePerGas, maxPriorityFeePerGas } : {};
@@ -107,17 +122,17 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
 };
 
 /** Builds and signs the withdrawal's transaction (or the gas top-up it needs first); nothing is sent here. */
-const prepare = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata): Promise<Prepared> => {
+const prepare = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, metadata: CommandMetadata, inFlight: OrganizationInFlight): Promise<Prepared> => {
   try {
     switch (services.chain.family) {
       case 'evm':
       case 'tron':
-        return await prepareAccountTransfer(services, withdrawal, metadata);
+        return await prepareAccountTransfer(services, withdrawal, metadata, inFlight);
       // the fee is held on the ledger when the transaction is recorded (or the withdrawal fails)
       case 'bitcoin':
         return { kind: 'signed', transaction: await signBitcoinWithdrawal(services, withdrawal) };
       case 'xrp':
-        return { kind: 'signed', transaction: await signXrpWithdrawal(services, withdrawal) };
+        return { kind: 'signed', transaction: await signXrpWithdrawal(services, withdrawal, inFlight) };
     }
   } catch (error) {
     if (error instanceof CannotPayError) return error.final ? { kind: 'failed', error: error.message } : { kind: 'waiting', for: 'funds' };
@@ -168,18 +183,22 @@ const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal
  * follows it to Completed or Failed. Every decision is appended at the revision it was read at, so
  * a cancel racing the signature, or a second processor, makes the append fail and the bytes are
  * dropped unsent. A recorded transaction is only ever looked up and re-sent as recorded, never
- * signed again: a crash anywhere cannot make a second, different payment.
+ * signed again: a crash anywhere cannot make a second, different payment. `inFlight`: what the
+ * organization's other withdrawals in flight hold (./in-flight.ts): its funds are what the wallet
+ * holds beyond them, and its nonce is past theirs.
  */
-export const advanceWithdrawal = async (services: WithdrawalProcessingServices, withdrawalId: string): Promise<ProcessingProgress> => {
+export const advanceWithdrawal = async (services: WithdrawalProcessingServices, withdrawalId: string, inFlight: OrganizationInFlight = NOTHING_IN_FLIGHT): Promise<ProcessingStep> => {
   const { store, chain } = services;
   const stream = streams.withdrawal(withdrawalId);
   const log = services.logger.child({ chainId: chain.id, withdrawalId });
+  let last: Withdrawal = { status: 'None' };
   for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
     const loaded = await loadAggregate(store, stream, withdrawalDecider);
     const withdrawal = loaded.state;
-    if (withdrawal.status === 'None') return { outcome: 'finished', status: 'None' };
+    last = withdrawal;
+    if (withdrawal.status === 'None') return { outcome: 'finished', status: 'None', withdrawal };
     if (withdrawal.chainId !== chain.id) throw new Error(`withdrawal ${withdrawalId} is on ${withdrawal.chainId}, not ${chain.id}`);
-    if (isTerminal(withdrawal.status) || withdrawal.status === 'PendingApproval') return { outcome: 'finished', status: withdrawal.status };
+    if (isTerminal(withdrawal.status) || withdrawal.status === 'PendingApproval') return { outcome: 'finished', status: withdrawal.status, withdrawal };
     const metadata: CommandMetadata = { actor: `withdrawal-processor:${chain.id}`, orgId: withdrawal.orgId };
     // through the ledger's queue, with what the step does to the ledger (a fee held) in the same append
     const record = async (command: ProcessorCommand): Promise<boolean> => {
@@ -190,14 +209,14 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
 
     const signed = withdrawal.signedTransaction;
     if (!signed) {
-      const prepared = await prepare(services, withdrawal, metadata);
+      const prepared = await prepare(services, withdrawal, metadata, inFlight);
       switch (prepared.kind) {
         case 'failed':
           await failWithdrawal(services, withdrawal, prepared.error, metadata);
           log.error('withdrawal: failed before signing', { error: prepared.error });
           continue;
         case 'waiting':
-          return { outcome: 'waiting', for: prepared.for };
+          return { outcome: 'waiting', for: prepared.for, withdrawal };
         case 'topUpSigned':
           continue;
         case 'signed': {
@@ -235,13 +254,13 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       if (chain.family === 'evm') {
         const replaced = await replaceEvmIfStuck(services, withdrawal, record, metadata, log);
         if (replaced === 'replaced') continue;
-        if (replaced === 'waiting') return { outcome: 'waiting', for: 'gas' };
+        if (replaced === 'waiting') return { outcome: 'waiting', for: 'gas', withdrawal };
       }
-      return { outcome: 'waiting', for: 'confirmations' };
+      return { outcome: 'waiting', for: 'confirmations', withdrawal };
     }
     // the transaction followed, or one it replaced that was mined first: they spend the same inputs, so only one ever pays
     await completeWithdrawal(services, withdrawal, followed.txHash, followed.blockNumber, followed.fee, metadata);
     log.info('withdrawal: completed', { txHash: followed.txHash, fee: followed.fee.toString() });
   }
-  return { outcome: 'deferred', reason: 'step limit of one call reached' };
+  return { outcome: 'deferred', reason: 'step limit of one call reached', withdrawal: last };
 };

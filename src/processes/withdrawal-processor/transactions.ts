@@ -12,6 +12,7 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import { transactionCodecs } from '../../chains/families.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import type { Signer, WalletRef } from '../../chains/signer/signer.js';
+import { NOTHING_IN_FLIGHT, type OrganizationInFlight } from './in-flight.js';
 import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type SpendableOutput } from '../../chains/bitcoin/spend-planning.js';
 
 export interface FamilyServices {
@@ -113,10 +114,12 @@ export const xrpWalletOf = async (services: FamilyServices, orgId: string): Prom
 };
 
 /**
- * XRP: a Payment from the organization's address, Sequence from the gateway, the tag from `memo` or
- * the X-address; only when the amount and fee fit above the account reserve.
+ * XRP: a Payment from the organization's address, the tag from `memo` or the X-address; only when
+ * the amount and fee fit above the account reserve and what its other payments in flight spend
+ * (while those are in flight it waits; with none, it cannot be paid). Sequence: the gateway's
+ * next, and never one another recorded payment in flight holds (`inFlight.nonceFloor`).
  */
-export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
+export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord, inFlight: OrganizationInFlight = NOTHING_IN_FLIGHT): Promise<SignedWithdrawal> => {
   const { chain, gateway, signer } = services;
   const sender = await xrpWalletOf(services, withdrawal.orgId);
   if (!sender) throw new CannotPayError('the organization has no XRP address (no deposit account on this chain)', true);
@@ -136,13 +139,17 @@ export const signXrpWithdrawal = async (services: FamilyServices, withdrawal: Wi
   // Bitcoin withdrawal its outputs cannot pay, it fails (the hold is released): no sweep will ever
   // refill this address, only new deposits, and the integrator can ask again for less.
   const spendable = await gateway.balance(sender.address, 'native');
+  const committed = inFlight.committed('native');
+  if (committed > 0n && spendable >= amount + estimate.fee && spendable < amount + estimate.fee + committed) {
+    throw new CannotPayError(`the XRP account ${sender.address} can spend ${spendable} drops; its payments in flight spend ${committed} of them`, false);
+  }
   if (spendable < amount + estimate.fee) {
     throw new CannotPayError(
       `the XRP account ${sender.address} can spend ${spendable} drops above its account reserve; the withdrawal needs ${amount + estimate.fee} drops (${amount} and a fee of ${estimate.fee})`,
       true,
     );
   }
-  const sequence = await gateway.nextNonce(sender.address);
+  const sequence = Math.max(await gateway.nextNonce(sender.address), inFlight.nonceFloor);
   const head = await gateway.head();
   const raw = signer.signXrpPayment(chain, sender.wallet, {
     destination: destination.classicAddress,

@@ -1,4 +1,5 @@
-import { advanceWithdrawal, type ProcessingProgress, type WithdrawalProcessingServices } from './advance.js';
+import { advanceWithdrawal, type ProcessingStep, type WithdrawalProcessingServices } from './advance.js';
+import { InFlightBook, inFlightPolicyOf, letsLaterOnesGo } from './in-flight.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import { streamCategories, streams } from '../../domain/streams.js';
@@ -18,15 +19,20 @@ const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
 /**
  * The withdrawal processor of one chain. It follows the withdrawal events itself (no read model in
  * between): a withdrawal that becomes Pending joins its work list, and leaves it once finished. It
- * takes them in the order they became Pending, one in flight per organization (its settlement
- * wallet's nonce, its Bitcoin outputs, its XRP sequence), so two of its transactions never spend the
- * same thing. Only the processor holding the chain's advisory lock works; others wait on standby.
+ * takes them in the order they became Pending; how many of an organization's are in flight at once
+ * is the chain family's rule (./in-flight.ts): one at a time on Bitcoin (its outputs), pipelined on
+ * EVM and XRP (consecutive nonces or sequences of one wallet, each past every recorded one), in
+ * parallel on Tron. Before anything of an organization is signed in a pass, every withdrawal of its
+ * work list has been read once (the book of what is in flight), so no recorded nonce is taken
+ * twice, even one whose transaction a crash left unsent. Only the processor holding the chain's
+ * advisory lock works; others wait on standby (one signer per settlement wallet).
  */
 export class WithdrawalProcessor extends ChainPassWorker {
   private readonly logger: Logger;
   /** withdrawal id → organization, in the order they became ready */
   private readonly open = new Map<string, string>();
   private readonly retries = new Map<string, { attempts: number; notBefore: number }>();
+  private readonly inFlight = new InFlightBook();
   private position = 0n;
 
   constructor(private readonly options: WithdrawalProcessorOptions) {
@@ -54,9 +60,21 @@ export class WithdrawalProcessor extends ChainPassWorker {
     }
   }
 
+  /** the withdrawals of the work list the book has not read yet (joined since the last pass, or this processor just started) */
+  private async readNewcomers(): Promise<void> {
+    const { store } = this.options.services;
+    for (const id of this.open.keys()) {
+      if (this.inFlight.knows(id)) continue;
+      const { state } = await loadAggregate(store, streams.withdrawal(id), withdrawalDecider);
+      this.inFlight.note(id, state);
+    }
+  }
+
   protected async pass(): Promise<PassResult> {
     await this.follow();
+    await this.readNewcomers();
     const { services } = this.options;
+    const policy = inFlightPolicyOf(services.chain.family);
     const result = emptyPassResult();
     const busy = new Set<string>();
     for (const [id, orgId] of [...this.open]) {
@@ -66,21 +84,23 @@ export class WithdrawalProcessor extends ChainPassWorker {
         busy.add(orgId);
         continue;
       }
-      // an organization's later withdrawals wait for its earlier one (its funds, its nonce)
+      // an organization's later withdrawals wait for an earlier one its chain's rule says they must (its funds, its nonce)
       if (busy.has(orgId)) {
         result.deferred++;
         continue;
       }
       result.examined++;
-      let progress: ProcessingProgress;
+      let progress: ProcessingStep;
       try {
-        progress = await advanceWithdrawal(services, id);
+        progress = await advanceWithdrawal(services, id, this.inFlight.of(orgId, id));
         this.retries.delete(id);
       } catch (error) {
         result.failed++;
         const attempts = (retry?.attempts ?? 0) + 1;
         const delayMs = this.failureDelayMs(attempts);
         this.retries.set(id, { attempts, notBefore: services.clock().getTime() + delayMs });
+        // it may have recorded a transaction before it threw: read again before the next pass signs anything
+        this.inFlight.forget(id);
         busy.add(orgId);
         this.logger.warn('withdrawal processor: step failed; retrying later', { withdrawalId: id, error, attempts, delayMs });
         continue;
@@ -88,11 +108,17 @@ export class WithdrawalProcessor extends ChainPassWorker {
       if (progress.outcome === 'finished') {
         result.finished++;
         this.open.delete(id);
+        this.inFlight.forget(id);
         continue;
       }
-      if (progress.outcome === 'waiting') result.waiting++;
-      else result.deferred++;
-      busy.add(orgId);
+      if (progress.outcome === 'waiting') {
+        result.waiting++;
+        this.inFlight.note(id, progress.withdrawal);
+      } else {
+        result.deferred++;
+        this.inFlight.forget(id); // put off after its last step: read again before the next pass signs anything
+      }
+      if (!letsLaterOnesGo(policy, progress)) busy.add(orgId);
     }
     return result;
   }
