@@ -11,14 +11,19 @@
  *   BENCH_SERVICE_NODE_OPTIONS=--cpu-prof npm run bench    # profile the service (CPU.*.cpuprofile in the project root)
  *
  * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
- * side by side), BENCH_PHASES (all: withdrawals-one-token, withdrawals-20-tokens, webhooks,
- * deposits, rebuild, compare), BENCH_BLOCK_TIME_MS (200).
+ * side by side), BENCH_PHASES (all: settlement, withdrawals-one-token, withdrawals-20-tokens,
+ * webhooks, deposits, rebuild, history, compare), BENCH_BLOCK_TIME_MS (200), BENCH_SETTLEMENT
+ * (100 withdrawals queued at once per chain in the settlement phase), BENCH_HISTORY_EVENTS
+ * (1,000,000) and BENCH_HISTORY_ORGANIZATIONS (1,000) for the history phase: a service of its own
+ * on a store filled with that history first (bench/lib/history), restarted, then loaded.
  */
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { startOutboxMonitor } from './lib/outbox-monitor.js';
 import { bootstrapOrganization, fundOrganization, listTokens } from './lib/organization.js';
 import { runDepositPhase } from './lib/phases/deposits.js';
+import { runHistoryPhase } from './lib/phases/history.js';
 import { runRebuildPhase } from './lib/phases/rebuild.js';
+import { runSettlementPhase } from './lib/phases/settlement.js';
 import { runWebhookPhase } from './lib/phases/webhooks.js';
 import { runWithdrawalPhase } from './lib/phases/withdrawals.js';
 import { formatReport, machineLine, type RunFigures } from './lib/report.js';
@@ -29,7 +34,7 @@ import { compareAppendThroughput } from './lib/side-by-side.js';
 import { summarize } from './lib/stats.js';
 import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
 
-const PHASES = ['withdrawals-one-token', 'withdrawals-20-tokens', 'webhooks', 'deposits', 'rebuild', 'compare'] as const;
+const PHASES = ['settlement', 'withdrawals-one-token', 'withdrawals-20-tokens', 'webhooks', 'deposits', 'rebuild', 'history', 'compare'] as const;
 type Phase = (typeof PHASES)[number];
 
 const selectedPhases = (): Set<Phase> => {
@@ -82,6 +87,12 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   progress(`funding the organization on ${manyTokens.length} tokens`);
   await fundOrganization(lifecycle, org.api, manyTokens, progress);
 
+  if (phases.has('settlement')) {
+    lifecycle.checkpoint();
+    const count = Math.round(positive('BENCH_SETTLEMENT', 100));
+    figures.settlement = await runSettlementPhase({ lifecycle, service, count, blockTimeMs: Number(service.env.DEVNET_BLOCK_TIME_MS), progress });
+  }
+
   const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
     lifecycle.checkpoint();
     const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress });
@@ -117,6 +128,12 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   await monitorDb.close();
   await service.stop();
 
+  if (phases.has('history')) {
+    lifecycle.checkpoint();
+    const events = Math.round(positive('BENCH_HISTORY_EVENTS', 1_000_000));
+    const organizations = Math.round(positive('BENCH_HISTORY_ORGANIZATIONS', 1_000));
+    figures.history = await runHistoryPhase({ lifecycle, events, organizations, seconds, connections, progress });
+  }
   if (phases.has('compare')) {
     lifecycle.checkpoint();
     figures.compare = await compareAppendThroughput({ seconds, clients: compareClients, lifecycle, progress });

@@ -3,6 +3,7 @@ import { faucetKey } from '../../src/chains/devnet/faucet-keys.js';
 import { createApiClient, mapConcurrently, pollUntil, type ApiClient } from './api.js';
 import type { Lifecycle } from './lifecycle.js';
 import { runCli, type BenchService } from './service.js';
+import { startBenchWebhookReceiver } from './webhook-receiver.js';
 
 export interface BenchOrganization {
   orgId: string;
@@ -30,6 +31,15 @@ export const bootstrapOrganization = async (service: BenchService, webhookUrl: s
   if (code !== 0) throw new Error(`ledgergate bootstrap exited with ${code}: ${stderr}`);
   const created = JSON.parse(stdout) as { organization: { id: string }; apiKey: string; webhookSigningSecret: string };
   return { orgId: created.organization.id, api: createApiClient(service.url, created.apiKey), webhookSigningSecret: created.webhookSigningSecret };
+};
+
+/** An organization with a webhook receiver of its own (its secret checked there), closed at teardown: a phase's own tenant. */
+export const bootstrapWithOwnReceiver = async (lifecycle: Lifecycle, service: BenchService): Promise<BenchOrganization> => {
+  const receiver = await startBenchWebhookReceiver();
+  lifecycle.onTeardown('close a webhook receiver', () => receiver.close());
+  const org = await bootstrapOrganization(service, receiver.url);
+  receiver.setSecret(org.webhookSigningSecret);
+  return org;
 };
 
 /**
