@@ -12,8 +12,9 @@
  *
  * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
  * side by side), BENCH_PHASES (all: settlement, withdrawals-one-token, withdrawals-20-tokens,
- * webhooks, deposits, rebuild, history, compare), BENCH_BLOCK_TIME_MS (200), BENCH_SETTLEMENT
- * (100 withdrawals queued at once per chain in the settlement phase), BENCH_HISTORY_EVENTS
+ * webhooks, deposits, rebuild, history, compare), BENCH_BLOCK_TIME_MS (200),
+ * BENCH_SETTLEMENT_COUNT (100 withdrawals queued at once per chain in the settlement phase,
+ * bench/lib/phases/settlement.ts, as `npm run bench:settlement` does), BENCH_HISTORY_EVENTS
  * (1,000,000) and BENCH_HISTORY_ORGANIZATIONS (1,000) for the history phase: a service of its own
  * on a store filled with that history first (bench/lib/history), restarted, then loaded.
  */
@@ -89,7 +90,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
 
   if (phases.has('settlement')) {
     lifecycle.checkpoint();
-    const count = Math.round(positive('BENCH_SETTLEMENT', 100));
+    const count = Math.round(positive('BENCH_SETTLEMENT_COUNT', 100));
     figures.settlement = await runSettlementPhase({ lifecycle, service, count, blockTimeMs: Number(service.env.DEVNET_BLOCK_TIME_MS), progress });
   }
 

@@ -3,45 +3,67 @@ import type { WithdrawalTemplate } from './load.js';
 
 export interface SettledWithdrawals {
   completed: number;
+  /** the txnError of each that failed or was cancelled */
+  failed: string[];
   /** the distinct transactions that paid the completed ones */
   transactions: number;
-  failed: string[];
-  /** from the first request to the last withdrawal settled (Completed or Failed) */
+  /** from the first request to the first withdrawal settled (Completed or Failed) */
+  firstMs: number;
+  /** from the first request to the last withdrawal settled */
   ms: number;
 }
 
-/** Creates `count` withdrawals from the template (8 requests at a time), each with its own reference; answers their ids. */
-export const requestWithdrawals = async (api: ApiClient, template: WithdrawalTemplate, count: number, referencePrefix: string): Promise<string[]> =>
-  mapConcurrently(Array.from({ length: count }, (_, n) => n), 8, async (n) => {
-    const { withdrawal } = await api.expect<{ withdrawal: { id: string } }>(201, 'POST', '/withdrawals', { ...template, reference: `${referencePrefix}-${n}` });
-    return withdrawal.id;
-  });
+interface Listed {
+  id: string;
+  status: string;
+  txnHash: string | null;
+  txnError: string | null;
+}
+
+/** The organization's withdrawals by id (GET /withdrawals, every page: one request for many, however many are followed). */
+const withdrawalsById = async (api: ApiClient): Promise<Map<string, Listed>> => {
+  const found = new Map<string, Listed>();
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
+    const page: { withdrawals: Listed[]; nextCursor: string | null } = await api.expect(200, 'GET', `/withdrawals?${query}`);
+    for (const withdrawal of page.withdrawals) found.set(withdrawal.id, withdrawal);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return found;
+};
 
 /**
- * `count` withdrawals requested and followed (GET /withdrawals/{id}) until every one is Completed
- * or Failed: the whole of a withdrawal's life, the processors' and the chain's part included.
+ * `count` withdrawals requested at once (16 requests at a time, each with its own reference) and
+ * followed until every one is Completed, Failed or Cancelled: the whole of a withdrawal's life, the
+ * processors' and the chain's part included.
  */
 export const settleWithdrawals = async (api: ApiClient, template: WithdrawalTemplate, count: number, options: { referencePrefix: string; timeoutMs: number; signal: AbortSignal }): Promise<SettledWithdrawals> => {
   const started = performance.now();
-  const open = new Set(await requestWithdrawals(api, template, count, options.referencePrefix));
-  const settled: SettledWithdrawals = { completed: 0, transactions: 0, failed: [], ms: 0 };
+  const ids = await mapConcurrently(Array.from({ length: count }, (_, n) => n), 16, async (n) => {
+    const { withdrawal } = await api.expect<{ withdrawal: { id: string } }>(201, 'POST', '/withdrawals', { ...template, reference: `${options.referencePrefix}-${n}` });
+    return withdrawal.id;
+  });
+  const open = new Set(ids);
+  const settledAt: number[] = [];
+  const failed: string[] = [];
   const transactions = new Set<string>();
   await pollUntil(
     `${count} withdrawals to complete`,
     async () => {
+      const now = performance.now() - started;
+      const listed = await withdrawalsById(api);
       for (const id of [...open]) {
-        const { status, txnHash, txnError } = await api.expect<{ status: string; txnHash: string | null; txnError: string | null }>(200, 'GET', `/withdrawals/${id}`);
-        if (status !== 'Completed' && status !== 'Failed') continue;
+        const withdrawal = listed.get(id);
+        if (!withdrawal || !['Completed', 'Failed', 'Cancelled'].includes(withdrawal.status)) continue;
         open.delete(id);
-        if (status === 'Failed') settled.failed.push(txnError ?? 'failed');
-        else {
-          settled.completed++;
-          if (txnHash) transactions.add(txnHash);
-        }
+        settledAt.push(now);
+        if (withdrawal.status !== 'Completed') failed.push(`${withdrawal.status}: ${withdrawal.txnError ?? ''}`);
+        else if (withdrawal.txnHash) transactions.add(withdrawal.txnHash);
       }
       return open.size === 0;
     },
-    { timeoutMs: options.timeoutMs, intervalMs: 100, signal: options.signal },
+    { timeoutMs: options.timeoutMs, intervalMs: 250, signal: options.signal },
   );
-  return { ...settled, transactions: transactions.size, ms: performance.now() - started };
+  return { completed: count - failed.length, failed, transactions: transactions.size, firstMs: Math.min(...settledAt), ms: Math.max(...settledAt) };
 };
