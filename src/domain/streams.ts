@@ -31,6 +31,8 @@ export const streams = {
   withdrawalGas: (withdrawalId: string) => `withdrawalGas-${withdrawalId}`,
   /** the transaction of ours that makes a refused transaction impossible (recorded before it is sent) */
   cancellation: (chainId: string, txHash: string) => `cancellation-${chainId}-${txHash}`,
+  /** Bitcoin: one transaction paying many withdrawals of an organization, and its replacements (recorded before they are sent) */
+  payoutBatch: (chainId: string, batchId: string) => `payoutBatch-${chainId}-${batchId}`,
 } as const;
 
 export const streamCategories = {
@@ -47,6 +49,7 @@ export const streamCategories = {
   withdrawalReference: 'withdrawalReference',
   withdrawalGas: 'withdrawalGas',
   cancellation: 'cancellation',
+  payoutBatch: 'payoutBatch',
 } as const;
 
 /** Login names compare case-insensitively. */

@@ -37,22 +37,31 @@ export class InsufficientFundsError extends Error {
   }
 }
 
-/**
- * Largest-first coin selection: as few inputs as possible (each costs 68 vB), fee = vsize × rate.
- * Change goes back to the organization unless it would be dust, in which case the fee takes it
- * (the change output would cost more to spend than it holds). Outputs are taken in a stable order
- * (amount, then txid:index) so the same outputs give the same transaction.
- */
-export const planBitcoinSpend = <Wallet>(request: {
-  outputs: readonly SpendableOutput<Wallet>[];
+/** One payment of a plan: who is paid how much. */
+export interface BitcoinPayment {
   recipient: string;
   amount: bigint;
+}
+
+/**
+ * Largest-first coin selection: as few inputs as possible (each costs 68 vB), fee = vsize × rate.
+ * One output per payment, in the order given, then the change back to the organization unless it
+ * would be dust, in which case the fee takes it (the change output would cost more to spend than it
+ * holds). Outputs are taken in a stable order (amount, then txid:index) so the same outputs give
+ * the same transaction.
+ */
+export const planBitcoinPayouts = <Wallet>(request: {
+  outputs: readonly SpendableOutput<Wallet>[];
+  payments: readonly BitcoinPayment[];
   feeRateSatPerVbyte: bigint;
   changeAddress: string;
 }): BitcoinSpendPlan<Wallet> => {
-  const { recipient, amount, feeRateSatPerVbyte, changeAddress } = request;
-  if (amount < DUST_LIMIT_SATS) throw new RangeError(`${amount} sat is below the dust limit of ${DUST_LIMIT_SATS} sat`);
+  const { payments, feeRateSatPerVbyte, changeAddress } = request;
+  if (payments.length === 0) throw new RangeError('a plan pays at least one recipient');
+  for (const { amount } of payments) if (amount < DUST_LIMIT_SATS) throw new RangeError(`${amount} sat is below the dust limit of ${DUST_LIMIT_SATS} sat`);
   if (feeRateSatPerVbyte <= 0n) throw new RangeError('the fee rate must be positive');
+  const amount = sum(payments.map((payment) => payment.amount));
+  const paid: BitcoinOutput[] = payments.map(({ recipient, amount: paying }) => ({ address: recipient, amount: paying }));
   const candidates = [...request.outputs].sort((a, b) =>
     a.amount !== b.amount ? (a.amount > b.amount ? -1 : 1) : `${a.txHash}:${a.index}`.localeCompare(`${b.txHash}:${b.index}`),
   );
@@ -60,18 +69,30 @@ export const planBitcoinSpend = <Wallet>(request: {
   for (const output of candidates) {
     inputs.push(output);
     const total = sum(inputs.map((input) => input.amount));
-    const feeWithChange = p2wpkhVirtualSize(inputs.length, 2) * feeRateSatPerVbyte;
+    const feeWithChange = p2wpkhVirtualSize(inputs.length, payments.length + 1) * feeRateSatPerVbyte;
     const change = total - amount - feeWithChange;
     if (change >= DUST_LIMIT_SATS) {
-      return { inputs, outputs: [{ address: recipient, amount }, { address: changeAddress, amount: change }], fee: feeWithChange };
+      return { inputs, outputs: [...paid, { address: changeAddress, amount: change }], fee: feeWithChange };
     }
-    const feeWithoutChange = p2wpkhVirtualSize(inputs.length, 1) * feeRateSatPerVbyte;
+    const feeWithoutChange = p2wpkhVirtualSize(inputs.length, payments.length) * feeRateSatPerVbyte;
     if (total - amount >= feeWithoutChange) {
-      return { inputs, outputs: [{ address: recipient, amount }], fee: total - amount };
+      return { inputs, outputs: paid, fee: total - amount };
     }
   }
   const available = sum(candidates.map((output) => output.amount));
-  throw new InsufficientFundsError(amount + p2wpkhVirtualSize(Math.max(1, candidates.length), 1) * feeRateSatPerVbyte, available);
+  throw new InsufficientFundsError(amount + p2wpkhVirtualSize(Math.max(1, candidates.length), payments.length) * feeRateSatPerVbyte, available);
+};
+
+/** One withdrawal's plan: the recipient's output, then the change. */
+export const planBitcoinSpend = <Wallet>(request: {
+  outputs: readonly SpendableOutput<Wallet>[];
+  recipient: string;
+  amount: bigint;
+  feeRateSatPerVbyte: bigint;
+  changeAddress: string;
+}): BitcoinSpendPlan<Wallet> => {
+  const { outputs, recipient, amount, feeRateSatPerVbyte, changeAddress } = request;
+  return planBitcoinPayouts({ outputs, payments: [{ recipient, amount }], feeRateSatPerVbyte, changeAddress });
 };
 
 /**

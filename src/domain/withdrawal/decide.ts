@@ -1,7 +1,7 @@
 import type { DecideContext, Decider } from '../decider.js';
 import { DomainError } from '../../errors.js';
 import { canReplace } from './eip1559-replacement.js';
-import { evolveWithdrawal, initialWithdrawal, type SignedTransaction, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
+import { evolveWithdrawal, initialWithdrawal, type PayoutBatchRef, type SignedTransaction, type SpentOutput, type Withdrawal, type WithdrawalEvent, type WithdrawalRecord, type WithdrawalRequestedData } from './withdrawal.js';
 
 export type WithdrawalCommand =
   | ({ type: 'RequestWithdrawal' } & Omit<WithdrawalRequestedData, 'status' | 'requestedAt'>)
@@ -21,6 +21,7 @@ export type WithdrawalCommand =
       maxFeePerGas?: string;
       maxPriorityFeePerGas?: string;
       holdFee?: boolean;
+      batch?: PayoutBatchRef;
     }
   | { type: 'RecordBroadcast'; id: string; txHash: string }
   | {
@@ -36,6 +37,7 @@ export type WithdrawalCommand =
       maxFeePerGas?: string;
       maxPriorityFeePerGas?: string;
       holdFee?: boolean;
+      batch?: PayoutBatchRef;
     }
   | { type: 'CompleteWithdrawal'; id: string; txHash: string; blockNumber: number; fee: string }
   | { type: 'FailWithdrawal'; id: string; txnError: string };

@@ -13,6 +13,21 @@ export interface SpentOutput {
   amount: string;
 }
 
+/**
+ * Bitcoin: the payout batch a withdrawal's transaction belongs to (one transaction paying many
+ * withdrawals, stream `payoutBatch-<chainId>-<id>`). The transaction's `fee` beside it is this
+ * withdrawal's share; the whole transaction's fee is here.
+ */
+export type PayoutBatchRef = {
+  id: string;
+  /** the whole transaction's fee, sat */
+  fee: string;
+  /** how many withdrawals it pays */
+  size: number;
+  /** this withdrawal's output in the transaction */
+  outputIndex: number;
+};
+
 /** A withdrawal's transaction as recorded before it is sent (a type, not an interface: an event's data is one). */
 export type SignedTransaction = {
   raw: string;
@@ -27,6 +42,8 @@ export type SignedTransaction = {
   /** EVM: its EIP-1559 fee fields, wei (what a replacement must raise by 10 % each) */
   maxFeePerGas?: string;
   maxPriorityFeePerGas?: string;
+  /** Bitcoin: the payout batch it pays this withdrawal in; `fee` is then this withdrawal's share */
+  batch?: PayoutBatchRef;
 };
 
 /**
@@ -92,6 +109,8 @@ export type WithdrawalEvent =
         maxPriorityFeePerGas?: string;
         /** Bitcoin, XRP: the fee held in total from this event on; absent (older events): unchanged */
         feeHeld?: string;
+        /** Bitcoin: the payout batch replaced as a whole; `fee` and `replacedFee` are this withdrawal's shares */
+        batch?: PayoutBatchRef;
         replacedAt: string;
       }
     >
@@ -166,11 +185,11 @@ export const evolveWithdrawal = (state: Withdrawal, event: WithdrawalEvent): Wit
     }
     case 'WithdrawalTransactionReplaced': {
       if (state.signedTransaction === null) return state;
-      const { raw, txHash, fee, headBlockNumber, inputs, nonce, maxFeePerGas, maxPriorityFeePerGas, feeHeld, replacedAt } = event.data;
+      const { raw, txHash, fee, headBlockNumber, inputs, nonce, maxFeePerGas, maxPriorityFeePerGas, feeHeld, batch, replacedAt } = event.data;
       const evmFees = maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined ? { maxFeePerGas, maxPriorityFeePerGas } : {};
       return {
         ...state,
-        signedTransaction: { raw, txHash, nonce: nonce ?? null, fee, signedAt: replacedAt, headBlockNumber, ...(inputs ? { inputs } : {}), ...evmFees },
+        signedTransaction: { raw, txHash, nonce: nonce ?? null, fee, signedAt: replacedAt, headBlockNumber, ...(inputs ? { inputs } : {}), ...evmFees, ...(batch ? { batch } : {}) },
         ...(feeHeld !== undefined ? { feeHeld } : {}),
         replacedTransactions: [...(state.replacedTransactions ?? []), state.signedTransaction],
         // the hash the chain is now expected to confirm

@@ -17,6 +17,8 @@ import { replaceEvmIfStuck } from './evm-replacement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
 import { NOTHING_IN_FLIGHT, type OrganizationInFlight } from './in-flight.js';
+import { failedFeeShareOf, feeChargedFor } from '../../domain/payout-batch/fee-shares.js';
+import { replacePayoutBatchIfStuck } from './bitcoin-batch.js';
 
 export type { WithdrawalProcessingServices } from './services.js';
 
@@ -46,7 +48,9 @@ const logUnpaid = (services: WithdrawalProcessingServices, withdrawal: Withdrawa
  * The completion: the withdrawal, its hold posted, and on Bitcoin and XRP the fee held released and
  * the fee the chain took charged, in one append (the difference goes back to available).
  */
-export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, fee: bigint, metadata: CommandMetadata) => {
+export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, chainFee: bigint, metadata: CommandMetadata) => {
+  // a payout batch's withdrawal is charged its share of the fee the chain took (the shares add up to it)
+  const fee = feeChargedFor(withdrawal, txHash, chainFee);
   const command = { type: 'CompleteWithdrawal' as const, id: withdrawal.id, txHash, blockNumber, fee: fee.toString() };
   const { unpaid } = await applyWithdrawalCommand(services, withdrawal, command, metadata, feeCharge(services, withdrawal, fee));
   logUnpaid(services, withdrawal, unpaid);
@@ -58,7 +62,8 @@ export const completeWithdrawal = async (services: WithdrawalProcessingServices,
  * failed transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
  */
 export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
-  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, feeCharge(services, withdrawal, feePaid));
+  const charged = failedFeeShareOf(withdrawal, feePaid);
+  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, feeCharge(services, withdrawal, charged));
   logUnpaid(services, withdrawal, unpaid);
 };
 
@@ -152,6 +157,8 @@ const unreplaceableLogged = new Map<string, number>();
  */
 const replaceIfStuck = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, record: (command: ProcessorCommand) => Promise<boolean>, log: Logger): Promise<boolean> => {
   const signed = withdrawal.signedTransaction;
+  // a payout batch is replaced as a whole, for all its withdrawals at once
+  if (signed?.batch) return replacePayoutBatchIfStuck(services, withdrawal, log);
   const replaceAfterBlocks = services.replaceAfterBlocks ?? DEFAULT_REPLACE_AFTER_BLOCKS;
   if (!signed?.inputs) return false;
   const head = await services.gateway.head();

@@ -15,7 +15,7 @@ const senderOf = async (services: WithdrawalProcessingServices, withdrawal: With
     }
     case 'bitcoin': {
       const { byAddress, changeAddress } = await bitcoinWalletsOf(services, withdrawal.orgId);
-      return { family: 'bitcoin', inputs: signed.inputs ?? [], walletOf: (address) => byAddress.get(address), changeAddress, refusedFee: BigInt(signed.fee) };
+      return { family: 'bitcoin', inputs: signed.inputs ?? [], walletOf: (address) => byAddress.get(address), changeAddress, refusedFee: BigInt(signed.batch?.fee ?? signed.fee) }; // a batch's whole fee: what its cancellation must pay more than
     }
     case 'tron':
     case 'xrp':

@@ -1,5 +1,5 @@
 import type { SignedTransaction, SpentOutput, WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
-import { CannotReplaceError, replaceByFee } from '../../chains/bitcoin/replace-by-fee.js';
+import { CannotReplaceError, replaceByFee, type Replacement } from '../../chains/bitcoin/replace-by-fee.js';
 import type { WalletRef } from '../../chains/signer/signer.js';
 import { bitcoinWalletsOf, type FamilyServices } from './transactions.js';
 
@@ -27,20 +27,29 @@ export interface SignedReplacement {
   inputs: SpentOutput[];
 }
 
-/** Signs the replacement of the withdrawal's transaction; CannotReplaceError when its change cannot pay more or an input is not the organization's. */
-export const signBitcoinReplacement = async (services: FamilyServices, withdrawal: WithdrawalRecord, stuck: SignedTransaction & { inputs: SpentOutput[] }, headNumber: number): Promise<SignedReplacement> => {
+/**
+ * Signs a BIP125 replacement of an organization's transaction spending `stuck.inputs`: every output
+ * kept but the change, which pays the higher fee; priced for a payment of `amount` to `to`.
+ * CannotReplaceError when its change cannot pay more or an input is not the organization's.
+ */
+export const signReplacementOf = async (services: FamilyServices, orgId: string, stuck: { raw: string; inputs: SpentOutput[] }, to: string, amount: bigint): Promise<Replacement> => {
   const { chain, gateway, signer } = services;
-  const { byAddress, changeAddress } = await bitcoinWalletsOf(services, withdrawal.orgId);
+  const { byAddress, changeAddress } = await bitcoinWalletsOf(services, orgId);
   const spent = new Map(stuck.inputs.map((input) => [`${input.txHash}:${input.index}`, input]));
   const spentOutput = (txHash: string, index: number): { wallet: WalletRef; amount: bigint } | undefined => {
     const input = spent.get(`${txHash}:${index}`);
     const wallet = input && byAddress.get(input.address);
     return input && wallet ? { wallet, amount: BigInt(input.amount) } : undefined;
   };
-  const estimate = await gateway.estimateFee({ from: changeAddress, to: withdrawal.recipient, asset: 'native', amount: BigInt(withdrawal.amount) });
+  const estimate = await gateway.estimateFee({ from: changeAddress, to, asset: 'native', amount });
   const feeRate = estimate.parameters.feeRateSatPerVbyte;
   if (feeRate === undefined) throw new Error('the Bitcoin fee estimate has no feeRateSatPerVbyte');
-  const replacement = replaceByFee(signer, { chain, raw: stuck.raw, spentOutput, changeAddress, feeRateSatPerVbyte: BigInt(feeRate) });
+  return replaceByFee(signer, { chain, raw: stuck.raw, spentOutput, changeAddress, feeRateSatPerVbyte: BigInt(feeRate) });
+};
+
+/** Signs the replacement of the withdrawal's transaction; CannotReplaceError when its change cannot pay more or an input is not the organization's. */
+export const signBitcoinReplacement = async (services: FamilyServices, withdrawal: WithdrawalRecord, stuck: SignedTransaction & { inputs: SpentOutput[] }, headNumber: number): Promise<SignedReplacement> => {
+  const replacement = await signReplacementOf(services, withdrawal.orgId, stuck, withdrawal.recipient, BigInt(withdrawal.amount));
   // the helper keeps every output but the change; a guard all the same: the recipient is paid the same, once
   const paid = replacement.outputs.filter((output) => output.address === withdrawal.recipient).reduce((total, output) => total + output.amount, 0n);
   if (paid !== BigInt(withdrawal.amount)) throw new CannotReplaceError(`the replacement would pay the recipient ${paid}, not ${withdrawal.amount}`);

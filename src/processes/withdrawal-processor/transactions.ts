@@ -13,7 +13,7 @@ import { transactionCodecs } from '../../chains/families.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import type { Signer, WalletRef } from '../../chains/signer/signer.js';
 import { NOTHING_IN_FLIGHT, type OrganizationInFlight } from './in-flight.js';
-import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type SpendableOutput } from '../../chains/bitcoin/spend-planning.js';
+import { InsufficientFundsError, planBitcoinSpend, XRP_LEDGER_WINDOW, xrpDestination, type BitcoinSpendPlan, type SpendableOutput } from '../../chains/bitcoin/spend-planning.js';
 
 export interface FamilyServices {
   chain: ChainDefinition;
@@ -71,6 +71,37 @@ export const bitcoinWalletsOf = async (services: FamilyServices, orgId: string):
   return { byAddress, changeAddress };
 };
 
+type BitcoinWallet = { ref: WalletRef; address: string };
+
+/**
+ * Bitcoin: what the organization can spend now (the confirmed outputs of its wallets), its change
+ * address, and the fee rate the gateway asks for a payment to `to`.
+ */
+export const bitcoinSpendingOf = async (services: FamilyServices, orgId: string, to: string, amount: bigint) => {
+  const { chain, gateway } = services;
+  const { byAddress, changeAddress } = await bitcoinWalletsOf(services, orgId);
+  const unspent = await gateway.unspentOutputs([...byAddress.keys()]);
+  const spendable: SpendableOutput<BitcoinWallet>[] = unspent
+    .filter((output) => output.confirmations >= chain.properties.confirmations && byAddress.has(output.address))
+    .map((output) => ({ txHash: output.txHash, index: output.index, amount: output.amount, wallet: { ref: byAddress.get(output.address)!, address: output.address } }));
+  const estimate = await gateway.estimateFee({ from: changeAddress, to, asset: 'native', amount });
+  const feeRate = estimate.parameters.feeRateSatPerVbyte;
+  if (feeRate === undefined) throw new Error('the Bitcoin fee estimate has no feeRateSatPerVbyte');
+  return { spendable, changeAddress, feeRateSatPerVbyte: BigInt(feeRate) };
+};
+
+/** Bitcoin: a plan signed, its inputs signalling BIP125 replaceability, with the head it was signed at and the outputs it spends (what a replacement needs). */
+export const signBitcoinPlan = async (services: FamilyServices, plan: BitcoinSpendPlan<BitcoinWallet>) => {
+  const head = await services.gateway.head();
+  const { raw, txHash } = services.signer.signBitcoinTransfer(
+    services.chain,
+    plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ wallet: wallet.ref, txHash: hash, index, amount, sequence: BIP125_REPLACEABLE_SEQUENCE })),
+    plan.outputs,
+  );
+  const inputs: SpentOutput[] = plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ txHash: hash, index, amount: amount.toString(), address: wallet.address }));
+  return { raw, txHash, headBlockNumber: head.number, inputs };
+};
+
 /**
  * Bitcoin: confirmed outputs of the organization's wallets, largest first, to the recipient and
  * the change back to the organization's change address; fee = vsize × the gateway's rate. Its
@@ -78,30 +109,17 @@ export const bitcoinWalletsOf = async (services: FamilyServices, orgId: string):
  * paying more (replacement.ts).
  */
 export const signBitcoinWithdrawal = async (services: FamilyServices, withdrawal: WithdrawalRecord): Promise<SignedWithdrawal> => {
-  const { chain, gateway, signer } = services;
-  const { byAddress, changeAddress } = await bitcoinWalletsOf(services, withdrawal.orgId);
-  const unspent = await gateway.unspentOutputs([...byAddress.keys()]);
-  const spendable: SpendableOutput<{ ref: WalletRef; address: string }>[] = unspent
-    .filter((output) => output.confirmations >= chain.properties.confirmations && byAddress.has(output.address))
-    .map((output) => ({ txHash: output.txHash, index: output.index, amount: output.amount, wallet: { ref: byAddress.get(output.address)!, address: output.address } }));
-  const estimate = await gateway.estimateFee({ from: changeAddress, to: withdrawal.recipient, asset: 'native', amount: BigInt(withdrawal.amount) });
-  const feeRate = estimate.parameters.feeRateSatPerVbyte;
-  if (feeRate === undefined) throw new Error('the Bitcoin fee estimate has no feeRateSatPerVbyte');
+  const amount = BigInt(withdrawal.amount);
+  const { spendable, changeAddress, feeRateSatPerVbyte } = await bitcoinSpendingOf(services, withdrawal.orgId, withdrawal.recipient, amount);
   let plan;
   try {
-    plan = planBitcoinSpend({ outputs: spendable, recipient: withdrawal.recipient, amount: BigInt(withdrawal.amount), feeRateSatPerVbyte: BigInt(feeRate), changeAddress });
+    plan = planBitcoinSpend({ outputs: spendable, recipient: withdrawal.recipient, amount, feeRateSatPerVbyte, changeAddress });
   } catch (error) {
     if (error instanceof InsufficientFundsError || error instanceof RangeError) throw new CannotPayError(error.message, true);
     throw error;
   }
-  const head = await gateway.head();
-  const { raw, txHash } = signer.signBitcoinTransfer(
-    chain,
-    plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ wallet: wallet.ref, txHash: hash, index, amount, sequence: BIP125_REPLACEABLE_SEQUENCE })),
-    plan.outputs,
-  );
-  const inputs = plan.inputs.map(({ wallet, txHash: hash, index, amount }) => ({ txHash: hash, index, amount: amount.toString(), address: wallet.address }));
-  return { raw, txHash, nonce: null, fee: plan.fee, headBlockNumber: head.number, inputs };
+  const { raw, txHash, headBlockNumber, inputs } = await signBitcoinPlan(services, plan);
+  return { raw, txHash, nonce: null, fee: plan.fee, headBlockNumber, inputs };
 };
 
 /** XRP: the organization's address is the receive child it holds in the XRP key space (where its users' deposits arrive, told apart by tag). */

@@ -1,4 +1,5 @@
 import { advanceWithdrawal, type ProcessingStep, type WithdrawalProcessingServices } from './advance.js';
+import { PayoutBatches } from './bitcoin-batch.js';
 import { InFlightBook, inFlightPolicyOf, letsLaterOnesGo } from './in-flight.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
@@ -34,11 +35,19 @@ export class WithdrawalProcessor extends ChainPassWorker {
   private readonly retries = new Map<string, { attempts: number; notBefore: number }>();
   private readonly inFlight = new InFlightBook();
   private position = 0n;
+  /** Bitcoin: an organization's waiting withdrawals are paid by one transaction (./bitcoin-batch.ts) */
+  private readonly payoutBatches: PayoutBatches | null;
 
   constructor(private readonly options: WithdrawalProcessorOptions) {
     const logger = options.services.logger.child({ withdrawalProcessor: options.services.chain.id });
     super({ name: 'withdrawal-processor', chainId: options.services.chain.id, lockNamespace: ADVISORY_LOCK_NAMESPACES.withdrawalProcessors, logger, options });
     this.logger = logger;
+    this.payoutBatches = options.services.chain.family === 'bitcoin' ? new PayoutBatches(options.services, logger) : null;
+  }
+
+  /** the organization's open withdrawals, in the order they became ready */
+  private openOf(orgId: string): string[] {
+    return [...this.open].filter(([, owner]) => owner === orgId).map(([id]) => id);
   }
 
   /** new withdrawal events since the last pass: the ones that became Pending on this chain join the list */
@@ -92,6 +101,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
       result.examined++;
       let progress: ProcessingStep;
       try {
+        await this.payoutBatches?.beforeAdvancing(orgId, id, this.openOf(orgId));
         progress = await advanceWithdrawal(services, id, this.inFlight.of(orgId, id));
         this.retries.delete(id);
       } catch (error) {
@@ -109,6 +119,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
         result.finished++;
         this.open.delete(id);
         this.inFlight.forget(id);
+        this.payoutBatches?.finished(id);
         continue;
       }
       if (progress.outcome === 'waiting') {
