@@ -70,11 +70,24 @@ const payable = (services: WithdrawalProcessingServices, withdrawal: WithdrawalR
  * One pass's batch for an organization: when none of its withdrawals is in flight and two or more
  * wait to be signed, they (up to MAX_PAYOUTS_PER_BATCH, as many as its coins pay) are signed into
  * one transaction, recorded, sent, and recorded Processing. Anything refused on the way (a
- * withdrawal cancelled meanwhile, a balance that cannot hold the fee shares, a racing processor)
- * records nothing and drops the bytes unsent; the next pass decides again. Returns the
+ * withdrawal cancelled meanwhile, a racing processor, a balance that cannot hold the fee shares)
+ * records nothing and drops the bytes unsent; a withdrawal that moved on is read and the batch
+ * decided again at once (a few times). Returns the
  * organization's withdrawals in flight: those found so, or the new batch's.
  */
 export const payOutInBatch = async (services: WithdrawalProcessingServices, orgId: string, openIds: readonly string[], log: Logger): Promise<{ inFlight: string[] }> => {
+  for (let attempt = 1; ; attempt++) {
+    const tried = await tryBatch(services, orgId, openIds, log);
+    // refused because a withdrawal moved on meanwhile (cancelled, say): read and decided again, a few times
+    if (tried !== 'refused') return tried;
+    if (attempt >= MAX_BATCH_ATTEMPTS) return { inFlight: [] };
+  }
+};
+
+/** a batch refused because a withdrawal moved on is decided again at once, this many times at most in one pass */
+const MAX_BATCH_ATTEMPTS = 3;
+
+const tryBatch = async (services: WithdrawalProcessingServices, orgId: string, openIds: readonly string[], log: Logger): Promise<{ inFlight: string[] } | 'refused'> => {
   const loaded = await Promise.all(openIds.map((id) => loadAggregate(services.store, streams.withdrawal(id), withdrawalDecider)));
   const withdrawals = loaded.map(({ state }) => state).filter((state): state is WithdrawalRecord => state.status !== 'None' && state.orgId === orgId);
   // one transaction of the organization in flight at a time: its coins are spent by it until it confirms
@@ -100,8 +113,9 @@ export const payOutInBatch = async (services: WithdrawalProcessingServices, orgI
     await recordPayoutBatch(services, { type: 'RecordPayoutBatch', batchId, orgId, chainId: chain.id, tokenId: members[0]!.tokenId, withdrawals: paid, transaction }, actorOf(services));
   } catch (error) {
     if (!(error instanceof DomainError) && !(error instanceof WrongExpectedRevisionError)) throw error;
-    log.warn('payout batch: not recorded, its bytes dropped unsent; decided again on the next pass', { orgId, withdrawals: members.length, reason: error.message });
-    return { inFlight: [] };
+    log.warn('payout batch: not recorded, its bytes dropped unsent', { orgId, withdrawals: members.length, reason: error.message });
+    // the balance cannot hold the fee shares: each withdrawal goes the single way (and fails unsent if its own fee cannot be held either)
+    return error instanceof DomainError && error.code === 'INSUFFICIENT_BALANCE' ? { inFlight: [] } : 'refused';
   }
   await services.faults?.afterRecord?.('PayoutBatchSigned');
   log.info('payout batch: transaction signed', { batchId, txHash: signed.txHash, withdrawals: members.length, fee: plan.fee.toString() });
@@ -114,11 +128,14 @@ export const payOutInBatch = async (services: WithdrawalProcessingServices, orgI
 /**
  * The processor's side of batching on one Bitcoin chain: before an organization's withdrawal is
  * advanced, its waiting withdrawals are paid out in a batch when nothing of it is in flight. The
- * withdrawals known to be in flight are remembered (a look-up spared, never a decision: the event
- * store decides), so following a batch of 100 to its end reads each withdrawal once per pass.
+ * withdrawals known to be in flight are remembered and an organization is looked at once a pass
+ * (look-ups spared, never a decision: the event store decides), so following a batch of 100 to
+ * its end reads each withdrawal once per pass.
  */
 export class PayoutBatches {
   private readonly inFlight = new Set<string>();
+  /** organizations looked at in this pass: once each, however many of their withdrawals the pass advances */
+  private readonly lookedAt = new Set<string>();
 
   constructor(
     private readonly services: WithdrawalProcessingServices,
@@ -126,8 +143,13 @@ export class PayoutBatches {
   ) {}
 
   /** `openIds`: the organization's withdrawals the processor holds, in the order they became Pending */
+  startPass(): void {
+    this.lookedAt.clear();
+  }
+
   async beforeAdvancing(orgId: string, withdrawalId: string, openIds: readonly string[]): Promise<void> {
-    if (this.inFlight.has(withdrawalId)) return;
+    if (this.inFlight.has(withdrawalId) || this.lookedAt.has(orgId)) return;
+    this.lookedAt.add(orgId);
     const { inFlight } = await payOutInBatch(this.services, orgId, openIds, this.log);
     for (const id of inFlight) this.inFlight.add(id);
   }

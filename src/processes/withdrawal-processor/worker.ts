@@ -82,6 +82,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
   protected async pass(): Promise<PassResult> {
     await this.follow();
     await this.readNewcomers();
+    this.payoutBatches?.startPass();
     const { services } = this.options;
     const policy = inFlightPolicyOf(services.chain.family);
     const result = emptyPassResult();
