@@ -57,10 +57,15 @@ export const withLockedChains = <T>(db: DevnetDb, chains: readonly ChainDefiniti
     return work(trx, states);
   });
 
-/** Locks the chain's row (creating the chain at genesis if new) and reads its state. */
+/** Locks the chain's row (creating the chain at genesis if new: one statement more, once) and reads its state. */
 const lockChain = async (trx: DevnetDb, chain: ChainDefinition): Promise<ChainState> => {
-  await ensureGenesis(trx, chain);
-  const row = await trx.selectFrom('devnet_chains').selectAll().where('chain_id', '=', chain.id).forUpdate().executeTakeFirstOrThrow();
+  const lockRow = () => trx.selectFrom('devnet_chains').selectAll().where('chain_id', '=', chain.id).forUpdate().executeTakeFirst();
+  let row = await lockRow();
+  if (!row) {
+    await ensureGenesis(trx, chain);
+    row = await lockRow();
+  }
+  if (!row) throw new Error(`the devnet chain ${chain.id} has no row after its genesis`);
   const head = await trx
     .selectFrom('devnet_blocks')
     .selectAll()
@@ -77,16 +82,32 @@ const lockChain = async (trx: DevnetDb, chain: ChainDefinition): Promise<ChainSt
   };
 };
 
-/** Takes the next number of the chain's own-transaction counter (inside withLockedChain). */
-export const nextSyntheticNumber = async (trx: DevnetDb, chainId: string): Promise<number> => {
+/**
+ * The head block, read without the chain's lock in one statement (undefined: the chain has no row
+ * yet). A glance: whoever acts on it under the lock looks again.
+ */
+export const headBlock = (db: DevnetDb, chain: ChainDefinition) =>
+  db
+    .selectFrom('devnet_chains as c')
+    .innerJoin('devnet_blocks as b', (join) => join.onRef('b.chain_id', '=', 'c.chain_id').onRef('b.number', '=', 'c.head_number'))
+    .select(['b.number', 'b.hash', 'b.parent_hash', 'b.timestamp'])
+    .where('c.chain_id', '=', chain.id)
+    .executeTakeFirst();
+
+/** Takes the next `count` numbers of the chain's own-transaction counter in one statement (inside withLockedChain), in order. */
+export const nextSyntheticNumbers = async (trx: DevnetDb, chainId: string, count: number): Promise<number[]> => {
+  if (count === 0) return [];
   const row = await trx
     .updateTable('devnet_chains')
-    .set((eb) => ({ synthetic_count: eb('synthetic_count', '+', 1) }))
+    .set((eb) => ({ synthetic_count: eb('synthetic_count', '+', count) }))
     .where('chain_id', '=', chainId)
     .returning('synthetic_count')
     .executeTakeFirstOrThrow();
-  return row.synthetic_count;
+  return Array.from({ length: count }, (_, offset) => row.synthetic_count - count + 1 + offset);
 };
+
+/** Takes the next number of the chain's own-transaction counter (inside withLockedChain). */
+export const nextSyntheticNumber = async (trx: DevnetDb, chainId: string): Promise<number> => (await nextSyntheticNumbers(trx, chainId, 1))[0]!;
 
 /** The chain exists with its genesis block (for reads of a chain nobody has touched yet). */
 export const ensureChain = (db: DevnetDb, chain: ChainDefinition): Promise<void> => db.transaction().execute((trx) => ensureGenesis(trx, chain));

@@ -2,11 +2,11 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import { parseXrpRecipient } from '../xrp/address.js';
 import { admitSigned } from './broadcast.js';
-import { nextSyntheticNumber, withLockedChain, type ChainState } from './chain-state.js';
+import { headBlock, nextSyntheticNumbers, withLockedChain, type ChainState } from './chain-state.js';
 import { signFaucetTransfer } from './faucet.js';
 import { faucetKey } from './faucet-keys.js';
 import { canonicalAddress, canonicalAsset, syntheticTransactionHash } from './hashes.js';
-import { enqueue } from './mempool.js';
+import { enqueueNew, type MempoolEntry } from './mempool.js';
 import { Coalescer } from '../../db/coalescer.js';
 import { mineBlock as mineWith, reorganize, type MiningPolicy } from './mining.js';
 import type { DevnetDb } from './tables.js';
@@ -63,17 +63,21 @@ export interface DevnetDependencies {
 export const MAX_BLOCKS_PER_REQUEST = 1000;
 
 /**
- * A deposit from an address the devnet holds no key for: recorded as an external transaction of
- * that sender (no signature, no fee, nothing debited from it), the way a watcher sees a transfer
- * made elsewhere.
+ * Deposits from addresses the devnet holds no key for: each recorded as an external transaction
+ * of its sender (no signature, no fee, nothing debited from it), the way a watcher sees a transfer
+ * made elsewhere. One counter update and one insert per table for all of them.
  */
-const enqueueExternal = async (trx: DevnetDb, state: ChainState, deposit: DevnetDeposit & { fromAddress: string }, to: string): Promise<string> => {
+const enqueueExternal = async (trx: DevnetDb, state: ChainState, deposits: readonly (CheckedDeposit & { fromAddress: string })[]): Promise<string[]> => {
   const { chain } = state;
-  const hash = syntheticTransactionHash(chain, 'external', await nextSyntheticNumber(trx, chain.id));
-  const from = canonicalAddress(chain.family, deposit.fromAddress);
-  const transfer = { index: 0, from, to, asset: deposit.asset, amount: deposit.amount, destinationTag: deposit.destinationTag ?? null };
-  await enqueue(trx, chain.id, { hash, kind: 'external', raw: null, sender: from, nonce: null, fee: 0n, spends: [], error: null, transfers: [transfer] }, false);
-  return hash;
+  const numbers = await nextSyntheticNumbers(trx, chain.id, deposits.length);
+  const entries = deposits.map((deposit, position): MempoolEntry => {
+    const from = canonicalAddress(chain.family, deposit.fromAddress);
+    const transfer = { index: 0, from, to: deposit.to, asset: deposit.asset, amount: deposit.amount, destinationTag: deposit.destinationTag };
+    const hash = syntheticTransactionHash(chain, 'external', numbers[position]!);
+    return { hash, kind: 'external', raw: null, sender: from, nonce: null, fee: 0n, spends: [], error: null, transfers: [transfer] };
+  });
+  await enqueueNew(trx, chain.id, entries);
+  return entries.map((entry) => entry.hash);
 };
 
 type CheckedDeposit = DevnetDeposit & { to: string; destinationTag: number | null };
@@ -93,14 +97,40 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
   const policy: MiningPolicy = { minimumFeeRate: null };
   const mineBlock = (trx: DevnetDb, state: ChainState, now: Date) => mineWith(trx, state, now, policy);
 
-  /** the transfer queued in the mempool: an external sender's, or signed by the faucet and admitted like any broadcast */
-  const enqueueDeposit = async (trx: DevnetDb, state: ChainState, request: CheckedDeposit): Promise<string> => {
-    if (request.fromAddress) return enqueueExternal(trx, state, { ...request, fromAddress: request.fromAddress }, request.to);
+  /** a transfer signed by the faucet, admitted like any broadcast (decoded, verified, checked), without faults */
+  const enqueueFaucetDeposit = async (trx: DevnetDb, state: ChainState, request: CheckedDeposit): Promise<string> => {
     const raw = await signFaucetTransfer(trx, state, { to: request.to, asset: request.asset, amount: request.amount, destinationTag: request.destinationTag }, clock());
-    // the faucet's transaction takes the broadcast path (decoded, verified, admitted), without faults
     const admission = await admitSigned(trx, state, raw, { withFaults: false });
     if ('refused' in admission) throw new Error(`the devnet refused its own faucet transaction: ${admission.refused}`);
     return admission.txHash;
+  };
+
+  /**
+   * The transfers queued in the mempool in the order given: a run of external senders' in one go,
+   * the faucet's one by one. A transfer the family's builder refuses (a RangeError: an amount the
+   * chain cannot carry) is passed to `refused` with its place, which says what to throw.
+   */
+  const enqueueDeposits = async (trx: DevnetDb, state: ChainState, requests: readonly CheckedDeposit[], refused: (position: number, reason: RangeError) => Error): Promise<string[]> => {
+    const hashes: string[] = [];
+    let external: (CheckedDeposit & { fromAddress: string })[] = [];
+    const flushExternal = async () => {
+      hashes.push(...(await enqueueExternal(trx, state, external)));
+      external = [];
+    };
+    for (const [position, request] of requests.entries()) {
+      if (request.fromAddress) {
+        external.push({ ...request, fromAddress: request.fromAddress });
+        continue;
+      }
+      await flushExternal();
+      try {
+        hashes.push(await enqueueFaucetDeposit(trx, state, request));
+      } catch (error) {
+        throw error instanceof RangeError ? refused(position, error) : error;
+      }
+    }
+    await flushExternal();
+    return hashes;
   };
 
   // Deposits that arrive while a block is being mined go into the next one together: one chain
@@ -113,8 +143,7 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
   };
   const deposits = new Coalescer<CheckedDeposit, { txHash: string; blockNumber: number }>((batch) =>
     withLockedChain(db, chain, async (trx, state) => {
-      const hashes: string[] = [];
-      for (const request of batch) hashes.push(await enqueueDeposit(trx, state, request));
+      const hashes = await enqueueDeposits(trx, state, batch, (_position, reason) => reason);
       const block = await mineBlock(trx, state, clock());
       return hashes.map((txHash) => ({ txHash, blockNumber: block.number }));
     }),
@@ -132,17 +161,17 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
     },
 
     depositAllLocked: async (trx, state, batch) => {
-      const hashes: { index: number; txHash: string }[] = [];
-      for (const { index, deposit } of batch) {
+      const checked = batch.map(({ index, deposit }) => {
         try {
-          hashes.push({ index, txHash: await enqueueDeposit(trx, state, checkedDeposit(deposit)) });
+          return checkedDeposit(deposit);
         } catch (error) {
           if (error instanceof RangeError) throw new DepositRefusedError(index, error);
           throw error;
         }
-      }
+      });
+      const hashes = await enqueueDeposits(trx, state, checked, (position, reason) => new DepositRefusedError(batch[position]!.index, reason));
       const block = await mineBlock(trx, state, clock());
-      return hashes.map((hash) => ({ ...hash, blockNumber: block.number }));
+      return hashes.map((txHash, position) => ({ index: batch[position]!.index, txHash, blockNumber: block.number }));
     },
 
     mine: (count = 1) => {
@@ -154,12 +183,16 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
       });
     },
 
-    mineIfDue: (blockTimeMs) =>
-      withLockedChain(db, chain, async (trx, state) => {
+    mineIfDue: async (blockTimeMs) => {
+      const young = (headAt: Date, now: Date) => now.getTime() - headAt.getTime() < blockTimeMs;
+      // most looks find the head young: a read without the lock says so, with no transaction and no wait
+      const head = await headBlock(db, chain);
+      if (head && young(head.timestamp, clock())) return null;
+      return withLockedChain(db, chain, async (trx, state) => {
         const now = clock();
-        if (now.getTime() - new Date(state.head.timestamp).getTime() < blockTimeMs) return null;
-        return mineBlock(trx, state, now);
-      }),
+        return young(new Date(state.head.timestamp), now) ? null : mineBlock(trx, state, now);
+      });
+    },
 
     reorg: (depth) => withLockedChain(db, chain, (trx, state) => reorganize(trx, state, depth)),
 

@@ -3,7 +3,7 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import { admitSigned } from './broadcast.js';
 import { classifyDevnetAnswer } from './broadcast-answers.js';
 import { devnetProvablyNever } from './finality.js';
-import { ensureChain, toHeader, withLockedChain } from './chain-state.js';
+import { ensureChain, headBlock, toHeader, withLockedChain } from './chain-state.js';
 import { estimateTransferFee } from './fees.js';
 import { canonicalAddress, canonicalAsset, canonicalTransactionHash } from './hashes.js';
 import { accountBalance, bitcoinBalance, CONFIRMED, firstNonce, requiresDestinationTag, unspentOutputsOf, usedNonces, WHOLE_MEMPOOL } from './ledger.js';
@@ -36,7 +36,12 @@ export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDepend
   return {
     chain,
 
-    head: async () => toHeader((await blockRow(await headNumber()))!),
+    head: async () => {
+      await ready();
+      const head = await headBlock(db, chain);
+      if (!head) throw new Error(`the devnet chain ${chain.id} has no head block`);
+      return toHeader(head);
+    },
 
     block: async (number) => {
       await ready();

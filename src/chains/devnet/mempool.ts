@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ChainDefinition, DecodedTransfer } from '../../catalog/chain.js';
 import { accountBalance, firstNonce, outputAt, spenderOf, usedNonces, type StateView } from './ledger.js';
 import type { DevnetDb, DevnetTransactionKind } from './tables.js';
@@ -28,45 +29,52 @@ export const enqueue = async (trx: DevnetDb, chainId: string, entry: MempoolEntr
       .execute();
     return;
   }
+  await enqueueNew(trx, chainId, [entry]);
+};
+
+/**
+ * Adds new transactions to the mempool, in this order: one statement takes their places in the
+ * mempool (`seq`, ascending in the order given), then one multi-row insert per table, whatever
+ * their number.
+ */
+export const enqueueNew = async (trx: DevnetDb, chainId: string, entries: readonly MempoolEntry[]): Promise<void> => {
+  if (entries.length === 0) return;
+  const { rows } = await sql<{ seq: string }>`select nextval('devnet_transaction_seq')::text as seq from generate_series(1, ${entries.length})`.execute(trx);
+  const seqs = rows.map((row) => BigInt(row.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   await trx
     .insertInto('devnet_transactions')
-    .values({
-      chain_id: chainId,
-      hash: entry.hash,
-      kind: entry.kind,
-      raw: entry.raw,
-      status: 'pending',
-      block_number: null,
-      sender: entry.sender,
-      nonce: entry.nonce,
-      fee: entry.fee.toString(),
-      error: entry.error,
-    })
+    .values(
+      entries.map((entry, position) => ({
+        chain_id: chainId,
+        hash: entry.hash,
+        seq: seqs[position]!.toString(),
+        kind: entry.kind,
+        raw: entry.raw,
+        status: 'pending' as const,
+        block_number: null,
+        sender: entry.sender,
+        nonce: entry.nonce,
+        fee: entry.fee.toString(),
+        error: entry.error,
+      })),
+    )
     .execute();
-  if (entry.transfers.length > 0) {
-    await trx
-      .insertInto('devnet_transfers')
-      .values(
-        entry.transfers.map((transfer, position) => ({
-          chain_id: chainId,
-          tx_hash: entry.hash,
-          position,
-          transfer_index: transfer.index,
-          from_address: transfer.from,
-          to_address: transfer.to,
-          asset: transfer.asset,
-          amount: transfer.amount.toString(),
-          destination_tag: transfer.destinationTag,
-        })),
-      )
-      .execute();
-  }
-  if (entry.spends.length > 0) {
-    await trx
-      .insertInto('devnet_spends')
-      .values(entry.spends.map((spend) => ({ chain_id: chainId, tx_hash: entry.hash, output_tx_hash: spend.txHash, output_index: spend.index })))
-      .execute();
-  }
+  const transfers = entries.flatMap((entry) =>
+    entry.transfers.map((transfer, position) => ({
+      chain_id: chainId,
+      tx_hash: entry.hash,
+      position,
+      transfer_index: transfer.index,
+      from_address: transfer.from,
+      to_address: transfer.to,
+      asset: transfer.asset,
+      amount: transfer.amount.toString(),
+      destination_tag: transfer.destinationTag,
+    })),
+  );
+  if (transfers.length > 0) await trx.insertInto('devnet_transfers').values(transfers).execute();
+  const spends = entries.flatMap((entry) => entry.spends.map((spend) => ({ chain_id: chainId, tx_hash: entry.hash, output_tx_hash: spend.txHash, output_index: spend.index })));
+  if (spends.length > 0) await trx.insertInto('devnet_spends').values(spends).execute();
 };
 
 /** What the sender must hold of each asset: the amounts it sends, and the fee in the native asset. */
