@@ -1,7 +1,7 @@
 import { findChain } from '../catalog/registry.js';
 import { tokenOfAsset } from '../catalog/tokens.js';
 import { depositDecider, type DepositCommand } from '../domain/deposit/decide.js';
-import type { Deposit, DepositCredit, DepositRef } from '../domain/deposit/deposit.js';
+import type { Deposit, DepositCredit, DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import { streams } from '../domain/streams.js';
@@ -59,17 +59,43 @@ const classify = (owner: DepositOwner | null, amount: bigint, minimumAmount: str
 const ledgerOf = (deposit: Deposit): string | null =>
   deposit.status !== 'None' && deposit.credit === 'credit' && deposit.orgId !== null ? streams.ledger(deposit.orgId, deposit.tokenId) : null;
 
+/** A deposit stream as it stands: its state and the revision it stands at (what a decision is made on). */
+type LoadedDeposit = Awaited<ReturnType<typeof loadAggregate<DepositEvent, Deposit>>>;
+
+const NO_DEPOSIT_YET: LoadedDeposit = { state: depositDecider.initialState, expectedRevision: 'no_stream' };
+
+/**
+ * What a caller already knows of a deposit stream, so that the first decision needs no read of it:
+ * `unseen`, a transfer it has never seen recorded; or the deposit's last DepositDetected event and
+ * its revision, as the caller followed it from the event store. A guess, never trusted: the append
+ * states that revision, so a stream that moved meanwhile (or exists after all) is a conflict, and
+ * the decision is read and made again; and a refusal decided on it (a deposit another watcher
+ * credited meanwhile finds no pending amount on the ledger) is made again on a read of the stream.
+ */
+export type KnownDeposit = 'unseen' | { detected: Extract<DepositEvent, { type: 'DepositDetected' }>['data']; revision: bigint };
+
+const knownState = (known: KnownDeposit): LoadedDeposit =>
+  known === 'unseen'
+    ? NO_DEPOSIT_YET
+    : { state: depositDecider.evolve(depositDecider.initialState, { type: 'DepositDetected', data: known.detected }), expectedRevision: known.revision };
+
+/** The deposit to decide on: what the caller knows on the first try, the stream read on every later one. */
+const depositReader = (services: DepositServices, depositStream: string, known: KnownDeposit | undefined) => (attempt: number) =>
+  known !== undefined && attempt === 1 ? Promise.resolve(knownState(known)) : loadAggregate(services.store, depositStream, depositDecider);
+
 /**
  * A watcher saw a transfer. An asset outside the catalog is 'ignored' (nothing written). A
  * creditable deposit is recorded with its ledger's pending amount in one atomic append (the deposit
  * stream created with no_stream, the ledger at its revision); an unattributed or below-minimum one
  * is recorded alone. A second report of the same transfer is 'duplicate' and writes nothing.
+ * `known: 'unseen'` skips the read of the deposit stream on the first try (see KnownDeposit).
  */
 export const recordDeposit = async (
   services: DepositServices,
   transfer: ObservedTransfer,
   owner: DepositOwner | null,
   metadata: CommandMetadata,
+  known?: Extract<KnownDeposit, 'unseen'>,
 ): Promise<{ outcome: 'recorded' | 'duplicate' | 'ignored' }> => {
   const token = tokenOfAsset(transfer.chainId, transfer.asset);
   if (!token || transfer.amount <= 0n) return { outcome: 'ignored' };
@@ -95,7 +121,7 @@ export const recordDeposit = async (
   const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;
   const scoped = { ...metadata, ...(owner ? { orgId: owner.orgId } : {}) };
   const readDeposit = () => loadAggregate(services.store, depositStream, depositDecider);
-  const detect = (deposit: Awaited<ReturnType<typeof readDeposit>>, now: Date): DecidedAppend => ({
+  const detect = (deposit: LoadedDeposit, now: Date): DecidedAppend => ({
     stream: depositStream,
     expectedRevision: deposit.expectedRevision,
     events: depositDecider.decide(command, deposit.state, { now }),
@@ -104,7 +130,7 @@ export const recordDeposit = async (
     if (ledgerStream && owner) {
       await onLedger(services, ledgerStream, scoped, {
         stream: depositStream,
-        read: readDeposit,
+        read: depositReader(services, depositStream, known),
         decide: (ledger, now, deposit) => {
           const appends = [detect(deposit, now)];
           const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
@@ -126,20 +152,36 @@ export const recordDeposit = async (
 const orgScoped = (metadata: CommandMetadata, deposit: Deposit): CommandMetadata =>
   deposit.status !== 'None' && deposit.orgId !== null ? { ...metadata, orgId: deposit.orgId } : metadata;
 
-/**
- * Moves a deposit on (confirm or revert) together with its ledger, atomically. The deposit is read
- * once up front only to learn which ledger to queue on (the organization and token never change);
- * the decision reads it again in its turn, after the ledger.
- */
-const settleDeposit = async (
+type Settle = (
   services: DepositServices,
   reference: DepositRef,
   command: Extract<DepositCommand, { type: 'ConfirmDeposit' | 'RevertDeposit' }>,
   metadata: CommandMetadata,
-): Promise<void> => {
+  known?: Exclude<KnownDeposit, 'unseen'>,
+) => Promise<void>;
+
+/**
+ * Moves a deposit on (confirm or revert) together with its ledger, atomically. The deposit is read
+ * once up front only to learn which ledger to queue on (the organization and token never change),
+ * unless the caller knows its last detection; the decision reads it again in its turn, after the
+ * ledger (on the first try, a caller's knowledge stands in for that read: see KnownDeposit).
+ */
+const settleDeposit: Settle = async (services, reference, command, metadata, known) => {
+  if (known === undefined) return settleWith(services, reference, command, metadata);
+  try {
+    await settleWith(services, reference, command, metadata, known);
+  } catch (error) {
+    // refused on what the caller knew, which may be stale: only a read stream may refuse
+    if (!(error instanceof DomainError)) throw error;
+    await settleWith(services, reference, command, metadata);
+  }
+};
+
+/** settleDeposit's one try: on the caller's knowledge when given, else on reads */
+const settleWith: Settle = async (services, reference, command, metadata, known) => {
   const ref = canonicalRef(reference);
   const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
-  const peek = await loadAggregate(services.store, depositStream, depositDecider);
+  const peek = known ? knownState(known) : await loadAggregate(services.store, depositStream, depositDecider);
   const ledgerStream = ledgerOf(peek.state);
   const scoped = orgScoped(metadata, peek.state);
   if (ledgerStream === null) {
@@ -148,8 +190,10 @@ const settleDeposit = async (
   }
   await onLedger(services, ledgerStream, scoped, {
     stream: depositStream,
-    read: () => loadAggregate(services.store, depositStream, depositDecider),
+    read: depositReader(services, depositStream, known),
     decide: (ledger, now, deposit) => {
+      // the organization and token of a deposit never change: a stream naming another ledger is not this deposit
+      if (deposit.state.status !== 'None' && ledgerOf(deposit.state) !== ledgerStream) throw new Error(`deposit ${depositStream} does not move ${ledgerStream}`);
       const events = depositDecider.decide(command, deposit.state, { now });
       const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
       if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
@@ -168,8 +212,13 @@ const settleDeposit = async (
  * moves from pending to available. Confirming twice is a no-op; confirming a reverted deposit is
  * refused (DEPOSIT_REVERTED), an unknown one is NOT_FOUND.
  */
-export const confirmDeposit = async (services: DepositServices, ref: DepositRef, confirmations: number, metadata: CommandMetadata): Promise<void> =>
-  settleDeposit(services, ref, { type: 'ConfirmDeposit', confirmations }, metadata);
+export const confirmDeposit = async (
+  services: DepositServices,
+  ref: DepositRef,
+  confirmations: number,
+  metadata: CommandMetadata,
+  known?: Exclude<KnownDeposit, 'unseen'>,
+): Promise<void> => settleDeposit(services, ref, { type: 'ConfirmDeposit', confirmations }, metadata, known);
 
 /**
  * A reorg dropped the transfer's block before confirmation: the deposit is reverted and its pending

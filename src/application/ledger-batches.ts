@@ -29,7 +29,8 @@ export interface LedgerDecision<Result, Read = undefined> {
    * decisions naming one stream are never in one batch, so the later one reads what the first wrote.
    */
   stream?: string;
-  read?: () => Promise<Read>;
+  /** `attempt` as in LedgerView: above 1, whatever the decision knew before it queued must be read again */
+  read?: (attempt: number) => Promise<Read>;
   decide: (ledger: LedgerView, now: Date, read: Read) => Promise<{ appends: DecidedAppend[]; result: Result }> | { appends: DecidedAppend[]; result: Result };
 }
 
@@ -157,7 +158,7 @@ export class LedgerBatcher {
     const deferred: Task[] = [];
     const written = new Set<string>();
     const ledgerEvents: StreamAppend['events'] = [];
-    const reads = await Promise.all(batch.map(({ decision }) => (decision.read ? decision.read().then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
+    const reads = await Promise.all(batch.map(({ decision, attempt }) => (decision.read ? decision.read(attempt).then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
 
     for (const [index, task] of batch.entries()) {
       const read = reads[index]!;

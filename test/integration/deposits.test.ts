@@ -102,6 +102,30 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     await confirmDeposit(services, transfer, 12, metadata);
   });
 
+  it('decided on what a watcher knows instead of a read, 20 racing reports and 20 racing confirmations still record and credit once', async () => {
+    const transfer = observed(20, { amount: 9_000_000_000_000_000n });
+    const depositStream = streams.deposit('eip155:1', transfer.txHash, 0);
+    const before = await ledgerOf(acme.orgId, ETH);
+    const racing = () => ({ ...services, ledgerBatcher: new LedgerBatcher() });
+    // every report believes the transfer unseen: all but one find the stream made at append
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => recordDeposit(racing(), transfer, ownerOf(acme.orgId, 'user-20'), metadata, 'unseen')));
+    expect(outcomes.filter((result) => result.outcome === 'recorded')).toHaveLength(1);
+    expect(outcomes.filter((result) => result.outcome === 'duplicate')).toHaveLength(19);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, pending: before.pending + 9_000_000_000_000_000n });
+
+    // every confirmation decides on the detection as followed (revision 0); a stale one is refused by
+    // the ledger or conflicts at append, and is decided again on a read: one credit, no error
+    const [detected] = await service.infrastructure.store.readStream(depositStream);
+    const known = { detected: detected!.data as never, revision: detected!.revision };
+    await Promise.all(Array.from({ length: 20 }, () => confirmDeposit(racing(), transfer, 12, metadata, known)));
+    expect(await eventsOf(depositStream)).toEqual(['DepositDetected', 'DepositConfirmed']);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 9_000_000_000_000_000n });
+    // long after, the same knowledge changes nothing
+    await confirmDeposit(services, transfer, 30, metadata, known);
+    expect(await eventsOf(depositStream)).toEqual(['DepositDetected', 'DepositConfirmed']);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 9_000_000_000_000_000n });
+  });
+
   it('reverts a deposit before confirmation: never credited, pending back, confirmation refused', async () => {
     const globex = (await service.bootstrap('Globex', ['gina'])).organization.id;
     const transfer = observed(3, { amount: 2_000_000n, asset: USDT_ADDRESS.toLowerCase() });

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../application/deposits.js';
+import { canonicalTxHash, confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../application/deposits.js';
 import type { CommandMetadata } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import { depositKey } from '../../domain/deposit/deposit.js';
@@ -222,7 +222,9 @@ export class ChainWatcher {
       amount: transfer.amount,
       destinationTag: transfer.destinationTag,
     };
-    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata);
+    // a transfer the follower has not seen recorded is decided as new without reading its stream first
+    const unseen = this.follower.unconfirmed.has(depositKey({ ...observed, txHash: canonicalTxHash(observed.chainId, observed.txHash) })) ? undefined : 'unseen';
+    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata, unseen);
     this.logger.info('chain watcher: deposit seen', {
       txHash: transfer.txHash,
       index: key.index,
@@ -279,7 +281,7 @@ export class ChainWatcher {
     await inParallel(canonical, RECORDS_IN_FLIGHT, async (deposit) => {
       if (this.stopping) return;
       try {
-        await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata);
+        await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata, deposit.detection);
       } catch (error) {
         if (error instanceof DomainError && error.code === 'DEPOSIT_REVERTED') return; // another watcher reverted it first
         throw error;

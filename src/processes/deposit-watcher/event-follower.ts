@@ -56,7 +56,7 @@ export class ChainEventFollower {
     if (event.data.chainId !== this.chain.id) return;
     if (event.type === 'AccountCreated') addAccount(this.watchSet, event.data as unknown as AccountOpened);
     else if (event.type === 'DepositDetected' || event.type === 'DepositConfirmed' || event.type === 'DepositReverted') {
-      applyDepositEvent(this.unconfirmed, { type: event.type, data: event.data } as DepositEventSeen);
+      applyDepositEvent(this.unconfirmed, { type: event.type, data: event.data, revision: event.revision } as DepositEventSeen);
       if (event.type === 'DepositDetected') this.legacyLogDeposits.note(event.data as unknown as DepositDetails);
     }
   }

@@ -1,16 +1,21 @@
+import type { KnownDeposit } from '../../application/deposits.js';
 import { depositKey, type DepositRef } from '../../domain/deposit/deposit.js';
+
+type Detection = Exclude<KnownDeposit, 'unseen'>;
 
 /** A deposit detected and neither confirmed nor reverted yet: what the watcher still owes a verdict. */
 export interface UnconfirmedDeposit {
   ref: DepositRef;
   blockNumber: number;
   blockHash: string;
+  /** its DepositDetected event and that event's revision, when followed with it: the confirmation then reads nothing first */
+  detection?: Detection;
 }
 
 /** The deposit events a watcher follows (src/domain/deposit), as far as it needs them. */
 export type DepositEventSeen =
-  | { type: 'DepositDetected'; data: DepositRef & { blockNumber: number; blockHash: string } }
-  | { type: 'DepositConfirmed' | 'DepositReverted'; data: DepositRef };
+  | { type: 'DepositDetected'; data: DepositRef & { blockNumber: number; blockHash: string }; revision?: bigint }
+  | { type: 'DepositConfirmed' | 'DepositReverted'; data: DepositRef; revision?: bigint };
 
 /** key (depositKey) → deposit; one chain's. */
 export type UnconfirmedDeposits = Map<string, UnconfirmedDeposit>;
@@ -19,8 +24,12 @@ export type UnconfirmedDeposits = Map<string, UnconfirmedDeposit>;
 export const applyDepositEvent = (deposits: UnconfirmedDeposits, event: DepositEventSeen): void => {
   const { chainId, txHash, index } = event.data;
   const ref = { chainId, txHash, index };
-  if (event.type === 'DepositDetected') deposits.set(depositKey(ref), { ref, blockNumber: event.data.blockNumber, blockHash: event.data.blockHash });
-  else deposits.delete(depositKey(ref));
+  if (event.type !== 'DepositDetected') {
+    deposits.delete(depositKey(ref));
+    return;
+  }
+  const detection = event.revision === undefined ? {} : { detection: { detected: event.data as Detection['detected'], revision: event.revision } };
+  deposits.set(depositKey(ref), { ref, blockNumber: event.data.blockNumber, blockHash: event.data.blockHash, ...detection });
 };
 
 /** Confirmations of a transfer in `blockNumber` with the chain at `head` (its own block counts as one). */
