@@ -6,6 +6,7 @@ import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { ExpectedRevision, StreamAppend } from '../eventstore/port.js';
 import { MAX_DECISION_ATTEMPTS, pauseAfterConflict, toNewEvents, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 import { loadLedger } from './ledgers.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 /** The ledger a decision is made on: its balances, the revision they stand at, and which try this is. */
 export interface LedgerView {
@@ -43,6 +44,8 @@ interface Task {
   attempt: number;
   /** decided again on its own: its last try conflicted on a stream of its own */
   solo: boolean;
+  /** decided on the ledger as read from the store, never as memory holds it (see runBatch) */
+  freshLedger: boolean;
 }
 
 interface Accepted {
@@ -55,6 +58,13 @@ interface Accepted {
 interface LedgerQueue {
   tasks: Task[];
   running: boolean;
+}
+
+/** A ledger as this process last decided on it or read it: its state at that revision, in the store it was read from. */
+interface KeptLedger {
+  store: CommandServices['store'];
+  state: LedgerState;
+  expectedRevision: ExpectedRevision;
 }
 
 const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
@@ -81,14 +91,26 @@ const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
  *   stream (a withdrawal, a deposit, a reference) sends that command alone to a next try (`attempt`
  *   above 1), read and decided again; the others go on as a batch.
  * - At most `maxQueuedPerLedger` commands wait on one ledger; beyond that SERVICE_UNAVAILABLE at once.
+ *
+ * The ledger is kept in memory between batches (at most `maxKeptLedgers`), write-through: after a
+ * successful append the batcher keeps the state it decided on, at the revision the append gave it;
+ * a conflict on the ledger or a failed append drops it and the next batch reads the store. Memory
+ * may lag another process's append: an append at its revision then conflicts (and is decided
+ * again on the store), and a decision that would not append to the ledger on it (a refusal, or a
+ * step that leaves the ledger alone, which no revision would check) is decided again on the
+ * ledger read from the store, so nothing is refused or decided on a stale balance.
  */
 export class LedgerBatcher {
   private readonly queues = new Map<string, LedgerQueue>();
+  private readonly kept: BoundedMap<string, KeptLedger>;
 
   constructor(
     readonly maxQueuedPerLedger = 10_000,
     readonly maxBatch = 256,
-  ) {}
+    readonly maxKeptLedgers = 10_000,
+  ) {
+    this.kept = new BoundedMap(maxKeptLedgers);
+  }
 
   decide<Result extends object, Read>(
     services: CommandServices,
@@ -102,7 +124,7 @@ export class LedgerBatcher {
     }
     this.queues.set(ledgerStream, queue);
     const settled = new Promise<Result & { position: bigint | null }>((resolve, reject) => {
-      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false });
+      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false, freshLedger: false });
     });
     if (!queue.running) void this.drain(ledgerStream, queue);
     return settled;
@@ -146,13 +168,17 @@ export class LedgerBatcher {
     ledgerBatchSize.observe(batch.length);
     const { store, clock } = batch[0]!.services;
     const now = clock();
+    const inMemory = this.kept.get(ledgerStream);
+    const fromMemory = inMemory?.store === store && !batch.some((task) => task.freshLedger) ? inMemory : undefined;
     let loaded: { state: LedgerState; expectedRevision: ExpectedRevision };
     try {
-      loaded = await loadLedger(store, ledgerStream);
+      loaded = fromMemory ?? (await loadLedger(store, ledgerStream));
     } catch (error) {
+      this.kept.delete(ledgerStream);
       for (const task of batch) task.reject(error);
       return;
     }
+    if (!fromMemory) this.kept.set(ledgerStream, { store, ...loaded });
     let view: LedgerView = { ...loaded, attempt: 1 };
     const accepted: Accepted[] = [];
     const deferred: Task[] = [];
@@ -163,15 +189,26 @@ export class LedgerBatcher {
     for (const [index, task] of batch.entries()) {
       const read = reads[index]!;
       let decision: Awaited<ReturnType<LedgerDecision<object, unknown>['decide']>>;
+      const onStoredLedger = () => {
+        task.freshLedger = true;
+        deferred.push(task);
+      };
       try {
         if ('error' in read) throw read.error;
         decision = await task.decision.decide({ ...view, attempt: task.attempt }, now, read.value);
       } catch (error) {
-        task.reject(error);
+        // refused on the ledger as memory holds it: decided again on the store's before it is refused
+        if (fromMemory && error instanceof DomainError && !('error' in read)) onStoredLedger();
+        else task.reject(error);
         continue;
       }
       const others = decision.appends.filter((append) => append.stream !== ledgerStream && append.events.length > 0);
       const onLedger = decision.appends.filter((append) => append.stream === ledgerStream && append.events.length > 0);
+      if (fromMemory && onLedger.length === 0) {
+        // no revision would check the ledger this was decided on
+        onStoredLedger();
+        continue;
+      }
       if (others.some((append) => written.has(append.stream))) {
         deferred.push(task);
         continue;
@@ -197,9 +234,12 @@ export class LedgerBatcher {
       return;
     }
     try {
-      const { position } = await store.appendMany(appends);
+      const { position, streams } = await store.appendMany(appends);
+      this.keepAfterAppend(ledgerStream, store, view, ledgerEvents.length > 0 ? streams.find(({ stream }) => stream === ledgerStream)?.revision : loaded.expectedRevision);
       for (const { task, result, wrote } of accepted) task.resolve({ ...result, position: wrote ? position : null });
     } catch (error) {
+      // a conflict on the ledger: memory is behind; any other failure: the append may or may not be written
+      if (!(error instanceof WrongExpectedRevisionError) || error.stream === ledgerStream) this.kept.delete(ledgerStream);
       if (!(error instanceof WrongExpectedRevisionError)) {
         // the store refused the batch for another reason (one decision's data it cannot hold, say):
         // one tenant's command must not fail its neighbours', so each is decided again alone, and
@@ -211,6 +251,17 @@ export class LedgerBatcher {
       }
       await this.retryAfterConflict(ledgerStream, queue, accepted, error);
     }
+  }
+
+  /** write-through: the state decided on, kept at the revision the store answered (when they disagree, nothing is kept) */
+  private keepAfterAppend(ledgerStream: string, store: CommandServices['store'], view: LedgerView, revision: ExpectedRevision | undefined) {
+    if (revision !== undefined && revision === view.expectedRevision) this.kept.set(ledgerStream, { store, state: view.state, expectedRevision: view.expectedRevision });
+    else this.kept.delete(ledgerStream);
+  }
+
+  /** ledgers kept in memory (for tests and diagnostics) */
+  get keptLedgers(): number {
+    return this.kept.size;
   }
 
   private async retryAfterConflict(ledgerStream: string, queue: LedgerQueue, accepted: Accepted[], conflict: WrongExpectedRevisionError) {

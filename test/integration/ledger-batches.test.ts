@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecidedAppend } from '../../src/application/command-handler.js';
 import { loadLedger } from '../../src/application/ledgers.js';
-import { LedgerBatcher, type LedgerView } from '../../src/application/ledger-batches.js';
+import { LedgerBatcher } from '../../src/application/ledger-batches.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { DomainError } from '../../src/errors.js';
-import { ledgerDecider, type LedgerCommand } from '../../src/domain/ledger/decide.js';
+import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { ledgerDecisions } from '../support/ledger-decisions.js';
 
 const ORG = 'org-batch';
 const TOKEN = 'eip155:1/slip44:60';
@@ -24,18 +25,7 @@ const countingStore = (store: EventStore) => {
   };
 };
 
-/** a ledger command of the test's organization and token */
-type Unscoped = LedgerCommand extends infer Command ? (Command extends LedgerCommand ? Omit<Command, 'orgId' | 'tokenId'> : never) : never;
-
-const ledgerCommand = (command: Unscoped) => ({ orgId: ORG, tokenId: TOKEN, ...command }) as LedgerCommand;
-
-/** A decision that moves the ledger alone. */
-const onLedgerOnly = (stream: string, command: Unscoped) => ({
-  decide: (ledger: LedgerView, now: Date) => ({
-    appends: [{ stream, expectedRevision: ledger.expectedRevision, events: ledgerDecider.decide(ledgerCommand(command), ledger.state, { now }) }] as DecidedAppend[],
-    result: {},
-  }),
-});
+const { ledgerCommand, onLedgerOnly } = ledgerDecisions(ORG, TOKEN);
 
 describe('ledger batches (real PostgreSQL)', () => {
   let database: TestDatabase;
