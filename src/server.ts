@@ -10,6 +10,7 @@ import { createWithdrawalProcessors } from './processes/withdrawal-processor/ind
 import type { DepositAccountServices } from './application/deposit-accounts.js';
 import type { OrganizationServices } from './application/organizations.js';
 import { createOrganizationStates } from './application/organization-states.js';
+import { sharedBalanceReads } from './application/shared-balance-reads.js';
 import { createDepositAddressBook } from './chains/address-book.js';
 import { chainAvailability, chainBackend } from './chains/chain-availability.js';
 import { checkConfiguredKeys } from './chains/config.js';
@@ -143,7 +144,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   const app = createApp({
     readiness: readiness.check,
     gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
-    withdrawals: { gateways, wallets: organizationWallets },
+    // POST /withdrawals checks the gas wallet's balance on every request: concurrent checks share reads
+    withdrawals: { gateways: sharedBalanceReads(gateways), wallets: organizationWallets },
     logger,
     health: infrastructure.health,
     services,
