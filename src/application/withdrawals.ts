@@ -92,10 +92,11 @@ const memberOf = (services: WithdrawalServices, caller: Caller) => onOrganizatio
 /** The organization's stream moved past the revision a decision took from memory: decide again on the stream. */
 class OrganizationMovedError extends Error {}
 
-/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision`. */
+/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision` (a read shared by the requests that ask at once). */
 const checkOrganizationAt = async (services: WithdrawalServices, orgId: string, revision: ExpectedRevision) => {
-  const current = await services.store.streamRevision(streams.organization(orgId));
-  if (current !== revision) throw new OrganizationMovedError(`organization ${orgId} moved from ${String(revision)} to ${String(current)}`);
+  const stream = streams.organization(orgId);
+  const current = await (services.organizationStates?.currentRevision(stream) ?? services.store.streamRevision(stream));
+  if (current !== revision) throw new OrganizationMovedError(`${stream} moved from ${String(revision)} to ${String(current)}`);
 };
 
 /** The withdrawal as its stream holds it (consistent at once); another organization's is WITHDRAWAL_NOT_FOUND. */
