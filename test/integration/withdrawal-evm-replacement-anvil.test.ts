@@ -140,4 +140,51 @@ describe('withdrawal processor: a stuck EVM withdrawal is replaced at a higher f
     const history = await withdrawalHistory(fixture.infrastructure.store, fixture.orgId, id);
     expect(history.filter((entry) => entry.type === 'WithdrawalTransactionReplaced')).toHaveLength(1);
   });
+
+  // pipelined: three of one organization in flight at consecutive nonces, the first stuck holding the others behind it
+  it('three in flight at consecutive nonces, all priced out: the first replaced holds the rest, each replaced at its own nonce, all complete once', async () => {
+    const amount = ETHER / 100n;
+    const { settlementAddress, gasAddress } = await fixture.wallets.walletsOf(fixture.orgId, ETHEREUM);
+    await fixture.credit(ETHEREUM, 'native', 3n * amount);
+    await anvil.provider.send('anvil_setBalance', [settlementAddress, `0x${(3n * amount).toString(16)}`]);
+    await anvil.provider.send('anvil_setBalance', [gasAddress!, `0x${ETHER.toString(16)}`]);
+    const before = await fixture.ledger(eth.id);
+    const created: { id: string; recipient: string }[] = [];
+    for (let index = 0; index < 3; index++) {
+      const recipient = externalAddress(ETHEREUM);
+      created.push({ id: (await fixture.withdraw({ chainId: ETHEREUM, tokenId: eth.id, amount, recipient }, { gateways: () => gateway })).id, recipient });
+    }
+    const worker = fixture.withdrawalProcessor(ETHEREUM, services());
+    const states = () => Promise.all(created.map(({ id }) => withdrawal(id)));
+    const passUntil = async (done: (all: WithdrawalRecord[]) => boolean, what: string) => {
+      for (let pass = 0; !done(await states()); pass++) {
+        if (pass > 20) throw new Error(`not ${what}: ${JSON.stringify((await states()).map((state) => [state.status, state.signedTransaction?.nonce, state.txnError]))}`);
+        await worker.runPass();
+        if (!done(await states())) await anvil.mine(1);
+      }
+    };
+
+    // the three top-ups, then the three payments, all in flight at once
+    await passUntil((all) => all.every((state) => state.status === 'Processing'), 'all broadcast');
+    const originals = (await states()).map((state) => state.signedTransaction!);
+    expect(originals.map((signed) => signed.nonce)).toEqual([originals[0]!.nonce, originals[0]!.nonce! + 1, originals[0]!.nonce! + 2]);
+    // the fee market jumps above what they offer: none is mined
+    await anvil.provider.send('anvil_setNextBlockBaseFeePerGas', [`0x${(BigInt(originals[0]!.maxFeePerGas!) * 8n).toString(16)}`]);
+    await anvil.mine(REPLACE_AFTER_BLOCKS + 1);
+    for (const signed of originals) expect(await receipt(signed.txHash)).toBeNull();
+
+    await passUntil((all) => all.every((state) => state.status === 'Completed'), 'all completed');
+    const settled = await states();
+    for (const [index, state] of settled.entries()) {
+      const original = originals[index]!;
+      // replaced at its own nonce (never another nonce, never a second payment): the replacement mined, the original never
+      expect(state).toMatchObject({ status: 'Completed', txnError: null, signedTransaction: { nonce: original.nonce } });
+      expect(state.replacedTransactions?.map((replaced) => replaced.txHash)).toContain(original.txHash);
+      expect(state.txnHash).toBe(state.signedTransaction!.txHash);
+      expect(await receipt(state.txnHash!)).not.toBeNull();
+      expect(await receipt(original.txHash)).toBeNull();
+      expect(await balance(created[index]!.recipient)).toBe(amount);
+    }
+    expect(await fixture.ledger(eth.id)).toMatchObject({ available: before.available - 3n * amount, held: before.held });
+  });
 });
