@@ -11,7 +11,7 @@ import { shareFeeByOutputs } from '../../domain/payout-batch/fee-shares.js';
 import { payoutBatchDecider, type PayoutBatch, type PayoutBatchMember, type PayoutBatchTransaction } from '../../domain/payout-batch/payout-batch.js';
 import { streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
-import { isTerminal, type WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
+import { isTerminal, type Withdrawal, type WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
 import { DomainError } from '../../errors.js';
 import { WrongExpectedRevisionError } from '../../eventstore/errors.js';
 import type { Logger } from '../../log.js';
@@ -136,6 +136,8 @@ export class PayoutBatches {
   private readonly inFlight = new Set<string>();
   /** organizations looked at in this pass: once each, however many of their withdrawals the pass advances */
   private readonly lookedAt = new Set<string>();
+  /** batches whose withdrawals were settled side by side once one of them completed (ids only: a few bytes a batch) */
+  private readonly settledSideBySide = new Set<string>();
 
   constructor(
     private readonly services: WithdrawalProcessingServices,
@@ -154,9 +156,30 @@ export class PayoutBatches {
     for (const id of inFlight) this.inFlight.add(id);
   }
 
-  /** the withdrawal reached its end: nothing of it is in flight any more */
-  finished(withdrawalId: string): void {
-    this.inFlight.delete(withdrawalId);
+  /**
+   * The withdrawal reached its end: nothing of it is in flight any more. Completed by its batch's
+   * transaction, the batch's other withdrawals are settled now side by side (`advance`: the
+   * processor's own step, one withdrawal each), so their completions share the ledger's appends
+   * instead of taking turns; each is decided on its own stream as always, and what one of them
+   * could not do (a step that threw) is left to the pass, which visits every one of them anyway.
+   */
+  async finished(withdrawal: Withdrawal, advance: (withdrawalId: string) => Promise<{ outcome: string }>): Promise<void> {
+    if (withdrawal.status === 'None') return;
+    this.inFlight.delete(withdrawal.id);
+    const ref = withdrawal.status === 'Completed' ? withdrawal.signedTransaction?.batch : undefined;
+    if (!ref || this.settledSideBySide.has(ref.id)) return;
+    this.settledSideBySide.add(ref.id);
+    try {
+      const { state: batch } = await loadAggregate(this.services.store, streams.payoutBatch(this.services.chain.id, ref.id), payoutBatchDecider);
+      if (batch.status !== 'Signed') return;
+      const others = batch.withdrawals.map(({ id }) => id).filter((id) => this.inFlight.has(id));
+      const settled = await Promise.allSettled(others.map(async (id) => ({ id, step: await advance(id) })));
+      for (const outcome of settled) if (outcome.status === 'fulfilled' && outcome.value.step.outcome === 'finished') this.inFlight.delete(outcome.value.id);
+      const failed = settled.filter((outcome) => outcome.status === 'rejected').length;
+      if (failed > 0) this.log.info('payout batch: some withdrawals not settled side by side; the pass takes them one by one', { batchId: ref.id, failed });
+    } catch (error) {
+      this.log.warn('payout batch: its withdrawals not settled side by side; the pass takes them one by one', { batchId: ref.id, error });
+    }
   }
 }
 

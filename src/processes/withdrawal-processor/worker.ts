@@ -120,7 +120,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
         result.finished++;
         this.open.delete(id);
         this.inFlight.forget(id);
-        this.payoutBatches?.finished(id);
+        await this.payoutBatches?.finished(progress.withdrawal, (other) => advanceWithdrawal(services, other));
         continue;
       }
       if (progress.outcome === 'waiting') {
