@@ -84,10 +84,10 @@ class AppendBatch {
 
 /**
  * Fills the event store with a realistic history: `organizations` organizations, each bootstrapped
- * and then doing business round by round (organization-history.ts), their
- * steps interleaved as a busy service's would be and decided by the domain's own deciders on the
- * state the fill keeps in memory. The steps go to the store in large atomic appends, one in flight
- * while the next is built; every stream at the exact revision decided on, so a store that moved
+ * and then doing business round by round (organization-history.ts), their steps interleaved as a
+ * busy service's would be and decided by the domain's own deciders on the state the fill keeps in
+ * memory. The steps go to the store in atomic appends of about MAX_BATCH_EVENTS events, one in
+ * flight while the next is built; every stream at the exact revision decided on, so a store that moved
  * meanwhile (a service writing to it) refuses the fill rather than take a wrong history.
  */
 export const fillHistory = async (options: FillOptions): Promise<FillFigures> => {
