@@ -52,7 +52,11 @@ export const settleWithdrawals = async (api: ApiClient, template: WithdrawalTemp
     `${count} withdrawals to complete`,
     async () => {
       const now = performance.now() - started;
-      const listed = await withdrawalsById(api);
+      // a kept-alive connection the service closed meanwhile is asked again at the next poll
+      const listed = await withdrawalsById(api).catch((error: unknown) => {
+        if (error instanceof TypeError && error.message === 'fetch failed') return new Map<string, Listed>();
+        throw error;
+      });
       for (const id of [...open]) {
         const withdrawal = listed.get(id);
         if (!withdrawal || !['Completed', 'Failed', 'Cancelled'].includes(withdrawal.status)) continue;

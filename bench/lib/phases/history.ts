@@ -2,9 +2,9 @@ import { createApiClient } from '../api.js';
 import { fillConfiguredStore } from '../history/data-dir.js';
 import type { FillFigures } from '../history/fill.js';
 import type { Lifecycle } from '../lifecycle.js';
-import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from '../organization.js';
+import { bootstrapWithOwnReceiver, fundOrganization, listTokens, type BenchOrganization, type TokenInfo } from '../organization.js';
 import { connectServiceDb } from '../service-db.js';
-import { benchDataDir, startBenchService } from '../service.js';
+import { benchDataDir, startBenchService, type BenchService } from '../service.js';
 import { settleWithdrawals } from '../settled-withdrawals.js';
 import { runWithdrawalPhase, withdrawalTemplates, type WithdrawalPhaseFigures } from './withdrawals.js';
 
@@ -63,6 +63,17 @@ export const runHistoryPhase = async (options: HistoryPhaseOptions): Promise<His
 
   lifecycle.checkpoint();
   const service = await startBenchService(lifecycle, progress, dataDir);
+  try {
+    return { fill, firstStart, ...(await measureRestarted(options, service, org, token)) };
+  } catch (error) {
+    progress(`history: the service's last log lines:\n${service.recentLogLines().slice(-15).join('\n')}`);
+    throw error;
+  }
+};
+
+/** The restarted service: ready, a first withdrawal completed, then the one-token load. */
+const measureRestarted = async (options: HistoryPhaseOptions, service: BenchService, org: BenchOrganization, token: TokenInfo) => {
+  const { lifecycle, progress } = options;
   const readyMs = await service.untilReady(CATCH_UP_TIMEOUT_MS);
   const api = createApiClient(service.url, org.api.apiKey);
   const [template] = withdrawalTemplates([token]);
@@ -72,9 +83,9 @@ export const runHistoryPhase = async (options: HistoryPhaseOptions): Promise<His
   progress(`history: restart healthy after ${(restart.healthyMs / 1000).toFixed(1)} s, ready after ${(readyMs / 1000).toFixed(1)} s, a withdrawal completed ${(restart.firstWithdrawalCompletedMs / 1000).toFixed(1)} s after the spawn`);
 
   lifecycle.checkpoint();
-  const db = await connectServiceDb(lifecycle, dataDir);
+  const db = await connectServiceDb(lifecycle, service.dataDir);
   const load = await runWithdrawalPhase({ name: 'withdrawals-with-history', lifecycle, org: { ...org, api }, tokens: [token], seconds: options.seconds, connections: options.connections, db, progress });
   await db.close();
   await service.stop();
-  return { fill, firstStart, restart, load };
+  return { restart, load };
 };
