@@ -11,6 +11,8 @@ export interface SettledWithdrawals {
   firstMs: number;
   /** from the first request to the last withdrawal settled */
   ms: number;
+  /** polls the service answered with a 5xx or a reset connection (asked again) */
+  serverErrors: number;
 }
 
 interface Listed {
@@ -20,15 +22,20 @@ interface Listed {
   txnError: string | null;
 }
 
-/** The organization's withdrawals by id (GET /withdrawals, every page: one request for many, however many are followed). */
-const withdrawalsById = async (api: ApiClient): Promise<Map<string, Listed>> => {
+/**
+ * The organization's withdrawals by id (GET /withdrawals, every page: one request for many, however
+ * many are followed); null when the service answered 5xx (counted by the caller, asked again).
+ */
+const withdrawalsById = async (api: ApiClient): Promise<Map<string, Listed> | null> => {
   const found = new Map<string, Listed>();
   let cursor: string | null = null;
   do {
-    const query = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
-    const page: { withdrawals: Listed[]; nextCursor: string | null } = await api.expect(200, 'GET', `/withdrawals?${query}`);
-    for (const withdrawal of page.withdrawals) found.set(withdrawal.id, withdrawal);
-    cursor = page.nextCursor;
+    const query: URLSearchParams = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
+    const answer: { status: number; body: { withdrawals: Listed[]; nextCursor: string | null } } = await api.call<{ withdrawals: Listed[]; nextCursor: string | null }>('GET', `/withdrawals?${query}`);
+    if (answer.status >= 500) return null;
+    if (answer.status !== 200) throw new Error(`GET /withdrawals answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    for (const withdrawal of answer.body.withdrawals) found.set(withdrawal.id, withdrawal);
+    cursor = answer.body.nextCursor;
   } while (cursor);
   return found;
 };
@@ -48,15 +55,20 @@ export const settleWithdrawals = async (api: ApiClient, template: WithdrawalTemp
   const settledAt: number[] = [];
   const failed: string[] = [];
   const transactions = new Set<string>();
+  let serverErrors = 0;
   await pollUntil(
     `${count} withdrawals to complete`,
     async () => {
       const now = performance.now() - started;
-      // a kept-alive connection the service closed meanwhile is asked again at the next poll
+      // a kept-alive connection the service closed meanwhile, or a 5xx, is asked again at the next poll (and counted)
       const listed = await withdrawalsById(api).catch((error: unknown) => {
-        if (error instanceof TypeError && error.message === 'fetch failed') return new Map<string, Listed>();
+        if (error instanceof TypeError && error.message === 'fetch failed') return null;
         throw error;
       });
+      if (!listed) {
+        serverErrors++;
+        return false;
+      }
       for (const id of [...open]) {
         const withdrawal = listed.get(id);
         if (!withdrawal || !['Completed', 'Failed', 'Cancelled'].includes(withdrawal.status)) continue;
@@ -69,5 +81,5 @@ export const settleWithdrawals = async (api: ApiClient, template: WithdrawalTemp
     },
     { timeoutMs: options.timeoutMs, intervalMs: 250, signal: options.signal },
   );
-  return { completed: count - failed.length, failed, transactions: transactions.size, firstMs: Math.min(...settledAt), ms: Math.max(...settledAt) };
+  return { completed: count - failed.length, failed, transactions: transactions.size, firstMs: Math.min(...settledAt), ms: Math.max(...settledAt), serverErrors };
 };

@@ -80,7 +80,10 @@ const measureRestarted = async (options: HistoryPhaseOptions, service: BenchServ
   const settled = await settleWithdrawals(api, template!, 1, { referencePrefix: `history-first-${Date.now().toString(36)}`, timeoutMs: 10 * 60_000, signal: lifecycle.signal });
   if (settled.failed.length) throw new Error(`the first withdrawal after the restart failed: ${settled.failed[0]}`);
   const restart = { healthyMs: service.healthyAfterMs, readyMs, firstWithdrawalCompletedMs: readyMs + settled.ms };
-  progress(`history: restart healthy after ${(restart.healthyMs / 1000).toFixed(1)} s, ready after ${(readyMs / 1000).toFixed(1)} s, a withdrawal completed ${(restart.firstWithdrawalCompletedMs / 1000).toFixed(1)} s after the spawn`);
+  progress(
+    `history: restart healthy after ${(restart.healthyMs / 1000).toFixed(1)} s, ready after ${(readyMs / 1000).toFixed(1)} s, a withdrawal completed ${(restart.firstWithdrawalCompletedMs / 1000).toFixed(1)} s after the spawn` +
+      (settled.serverErrors ? ` (GET /withdrawals answered 5xx or reset ${settled.serverErrors} times meanwhile)` : ''),
+  );
 
   lifecycle.checkpoint();
   const db = await connectServiceDb(lifecycle, service.dataDir);
