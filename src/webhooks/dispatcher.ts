@@ -37,6 +37,8 @@ const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_LEASE_MARGIN_MS = 15_000;
 const DEFAULT_POLL_INTERVAL_MS = 5_000;
 const MAX_OUTCOMES_PER_STATEMENT = 500;
+/** sends that ended but whose outcome is not yet recorded, per send slot: beyond it, nothing more is claimed */
+const UNRECORDED_PER_SLOT = 4;
 /** claims per statement: never more than the free send slots, and never more than this */
 const MAX_CLAIM_BATCH = 100;
 /** after a claim that came up short although something is due (rows locked by another dispatcher) */
@@ -63,7 +65,15 @@ export class WebhookDispatcher {
   private readonly maxAttempts: number;
   private readonly wakeup = new Wakeup();
   private readonly listener: ChannelListener;
+  /** sends in flight: each holds a slot from its claim until its answer (or failure) arrives */
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Outcomes being recorded. A send's slot is free once the send ended: the next delivery goes out
+   * while the outcome waits for its statement (under load a database round trip takes longer than
+   * a send to a receiver nearby). Its lease holds until it is recorded, as before.
+   */
+  private readonly recording = new Set<Promise<void>>();
+  private readonly maxUnrecorded: number;
   private readonly shutdown = new AbortController();
   private readonly logger: Logger;
   /** attempt outcomes written in groups: one statement (and commit) for those that end while one is written */
@@ -83,6 +93,7 @@ export class WebhookDispatcher {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.maxAttempts = options.retryDelaysMs.length + 1;
     this.refillAt = Math.max(1, Math.ceil(this.concurrency / 4));
+    this.maxUnrecorded = this.concurrency * UNRECORDED_PER_SLOT;
     this.outcomes = new Coalescer((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs), MAX_OUTCOMES_PER_STATEMENT);
     this.logger = options.logger.child({ component: 'webhooks' });
     this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
@@ -105,6 +116,7 @@ export class WebhookDispatcher {
     const cutOff = setTimeout(() => this.shutdown.abort(), options.graceMs ?? this.timeoutMs);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
+    await Promise.allSettled([...this.recording]);
     await this.listener.close();
   }
 
@@ -131,6 +143,8 @@ export class WebhookDispatcher {
     const free = this.concurrency - this.inFlight.size;
     // too few free slots: a finishing send wakes the loop (so a backlog is claimed in batches, not row by row)
     if (free <= 0 || (free < this.refillAt && this.inFlight.size > 0)) return this.pollIntervalMs;
+    // the database is behind with recording outcomes: claims wait for it too (a recorded outcome wakes the loop)
+    if (this.recording.size >= this.maxUnrecorded) return this.pollIntervalMs;
     const { db } = this.options;
     // exhausted deliveries are rare (a lease expired on the last attempt): under a backlog, look for them once per poll interval
     if (!this.backlog || performance.now() - this.lastExhaustedCheck >= this.pollIntervalMs) {
@@ -140,7 +154,7 @@ export class WebhookDispatcher {
     }
     const limit = Math.min(free, MAX_CLAIM_BATCH);
     const claimed = await claimDueDeliveries(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs });
-    for (const claim of claimed) this.track(this.attempt(claim));
+    for (const claim of claimed) this.track(this.inFlight, this.attempt(claim));
     this.backlog = claimed.length === limit;
     if (this.backlog) return 0;
     const dueInMs = await msUntilNextDue(db);
@@ -150,17 +164,17 @@ export class WebhookDispatcher {
     return CONTENDED_WAIT_MS;
   }
 
-  private track(send: Promise<void>): void {
-    this.inFlight.add(send);
-    void send.finally(() => {
-      this.inFlight.delete(send);
+  /** `work` is in `set` until it settles; then the loop wakes (a slot, or room for outcomes, came free) */
+  private track(set: Set<Promise<void>>, work: Promise<void>): void {
+    set.add(work);
+    void work.finally(() => {
+      set.delete(work);
       this.wakeup.wake();
     });
   }
 
-  /** one attempt, start to end; never rejects (a failure to record it lets the lease expire) */
+  /** one attempt's send; its outcome is recorded on its own (record), so the slot frees at the answer. Never rejects. */
   private async attempt(claim: ClaimedDelivery): Promise<void> {
-    const fields = { deliveryId: claim.id, orgId: claim.orgId, type: claim.type, attempt: claim.attempt };
     try {
       const outcome = await sendWebhook(claim, {
         encryptionKey: this.options.encryptionKey,
@@ -168,6 +182,17 @@ export class WebhookDispatcher {
         refuseInternalAddresses: this.options.refuseInternalAddresses ?? false,
         shutdown: this.shutdown.signal,
       });
+      this.track(this.recording, this.record(claim, outcome));
+    } catch (error) {
+      // sendWebhook answers every failure as an outcome; this is a bug, and the lease's expiry retries the attempt
+      this.logger.error('webhooks: an attempt failed unexpectedly; it will be retried when its lease expires', { deliveryId: claim.id, orgId: claim.orgId, error });
+    }
+  }
+
+  /** records an attempt's outcome; never rejects (a failure to record it lets the lease expire) */
+  private async record(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    const fields = { deliveryId: claim.id, orgId: claim.orgId, type: claim.type, attempt: claim.attempt };
+    try {
       const recorded = await this.outcomes.add({ claim, outcome });
       webhookDeliveriesTotal.inc({ outcome: recorded });
       const details = { ...fields, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs), outcome: recorded };
