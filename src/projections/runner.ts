@@ -122,12 +122,20 @@ export class ProjectionRunner {
       if (message.channel === RESET_CHANNEL && message.payload === projection.name) void subscription.close();
     });
     await client.query(`listen ${RESET_CHANNEL}`);
+    const batches = subscription[Symbol.asyncIterator]();
+    let next = batches.next();
     try {
-      for await (const batch of subscription) {
-        if (signal.aborted) break;
+      for (;;) {
+        const { done, value: batch } = await next;
+        if (done || signal.aborted) break;
+        // the following batch is read (on the pool) while this one is applied (on this session):
+        // under load an event waits for one round of both, not for the one then the other
+        next = batches.next();
         this.position = await applyBatch(db, projection, batch, this.position);
       }
     } finally {
+      // a batch read ahead is dropped: the next runner reads it again from the checkpoint
+      next.catch(() => undefined);
       this.subscription = null;
       await subscription.close();
     }
