@@ -13,15 +13,28 @@ export class AppendNotifications {
   private readonly waiters = new Set<() => void>();
   private readonly listener: ChannelListener;
   private closed = false;
+  private received = 0;
 
   constructor(config: pg.ClientConfig, logger: Logger) {
     this.listener = new ChannelListener(config, APPENDED_CHANNEL, () => this.wakeAll(), logger);
   }
 
-  /** resolves at the next append notification, after `timeoutMs`, or at close */
-  async wait(timeoutMs: number): Promise<void> {
+  /**
+   * How many notifications have arrived: a reader takes it before it reads and hands it to wait()
+   * after, so a notification that arrived while it read is not missed.
+   */
+  get count(): number {
+    return this.received;
+  }
+
+  /**
+   * Resolves at the next append notification, after `timeoutMs`, or at close; at once if a
+   * notification arrived since `since` (a `count`).
+   */
+  async wait(timeoutMs: number, since?: number): Promise<void> {
     if (this.closed) return;
     this.listener.ensureListening();
+    if (since !== undefined && since !== this.received) return;
     await new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);
@@ -40,6 +53,7 @@ export class AppendNotifications {
   }
 
   private wakeAll() {
+    this.received++;
     for (const wake of [...this.waiters]) wake();
   }
 }

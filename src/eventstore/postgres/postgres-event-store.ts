@@ -123,14 +123,20 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
       return rows[0] ? BigInt(rows[0].stream_revision) : null;
     },
     headPosition,
-    subscribeToAll: (options = {}) =>
-      pollingSubscription(
+    subscribeToAll: (options = {}) => {
+      // the notifications counted before the last read: one that arrived during it means read again at once
+      let seenBeforeRead = notifications.count;
+      return pollingSubscription(
         {
-          read: (afterPosition, maxCount) => readAll({ afterPosition, maxCount, filter: options.filter }),
-          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS),
+          read: (afterPosition, maxCount) => {
+            seenBeforeRead = notifications.count;
+            return readAll({ afterPosition, maxCount, filter: options.filter });
+          },
+          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seenBeforeRead),
         },
         { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
-      ),
+      );
+    },
     ping: async () => {
       try {
         await pool.query('select 1 from eventstore.events limit 1');

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
+import { AppendNotifications } from '../../src/eventstore/postgres/notifications.js';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
+import { createLogger } from '../../src/log.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { newEvent, uniqueCategory } from '../support/events.js';
+import { waitUntil } from '../support/webhook-receiver.js';
+
+/** far beyond the test's time-out: a wait that does not return at once fails the test */
+const FOREVER_MS = 3_600_000;
+
+describe('append notifications', () => {
+  let database: TestDatabase;
+  let store: EventStore;
+  let notifications: AppendNotifications;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('append_notifications');
+    await migrateToLatest(database.pool, eventStoreMigrations);
+    store = createPostgresEventStore({ pool: database.pool, listenConfig: database.config, logger: createLogger('silent') });
+    notifications = new AppendNotifications(database.config, createLogger('silent'));
+  });
+  afterAll(async () => {
+    await notifications.close();
+    await store.close();
+    await database.drop();
+  });
+
+  it('does not sleep through a notification that arrived while its reader was reading', async () => {
+    const category = uniqueCategory('n');
+    // a reader takes the count, then reads; meanwhile an append is notified
+    const seenBeforeRead = notifications.count;
+    void notifications.wait(10); // the LISTEN session starts with the first wait
+    await waitUntil(
+      async () => {
+        await store.append(`${category}-1`, 'any', [newEvent('Added', { amount: '1' })]);
+        return notifications.count > seenBeforeRead;
+      },
+      20_000,
+      'an append notification',
+    );
+    // the reader found nothing new and waits: the notification it did not see wakes it at once
+    await notifications.wait(FOREVER_MS, seenBeforeRead);
+    expect(notifications.count).toBeGreaterThan(seenBeforeRead);
+  });
+
+  it('a subscription delivers each event appended while it reads, once and in order', async () => {
+    const category = uniqueCategory('s');
+    const subscription = store.subscribeToAll({ afterPosition: await store.headPosition(), filter: { categories: [category] } });
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      for (let index = 0; index < 20; index++) {
+        const appended = store.append(`${category}-1`, 'any', [newEvent('Added', { index, amount: '1' })]);
+        const next = await iterator.next();
+        await appended;
+        expect(next.done).toBe(false);
+        expect((next.value as RecordedEvent[]).map((event) => event.data.index)).toEqual([index]);
+      }
+    } finally {
+      await subscription.close();
+    }
+  });
+});
