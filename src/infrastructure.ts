@@ -14,6 +14,7 @@ import { readModelMigrations } from './projections/migrations/index.js';
 import { devnetMigrations } from './chains/devnet/migrations/index.js';
 import { chainWatcherMigrations } from './processes/deposit-watcher/migrations/index.js';
 import { sweeperMigrations } from './processes/sweeper/migrations/index.js';
+import { withdrawalProcessorMigrations } from './processes/withdrawal-processor/migrations/index.js';
 import { loadKeyring, type Keyring } from './security/keyring.js';
 
 /** The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place. */
@@ -36,7 +37,7 @@ export interface Infrastructure {
  * before its migrator checks that every migration it recorded is still in the set. The sweepers'
  * too: it takes over retry schedules from `sweep_queue` columns the read models' set then drops.
  */
-export const SERVICE_MIGRATION_SETS = [devnetMigrations, chainWatcherMigrations, sweeperMigrations, readModelMigrations] as const;
+export const SERVICE_MIGRATION_SETS = [devnetMigrations, chainWatcherMigrations, sweeperMigrations, withdrawalProcessorMigrations, readModelMigrations] as const;
 
 export const migrateServiceTables = async (pool: pg.Pool): Promise<string[]> => {
   const applied: string[] = [];

@@ -9,13 +9,18 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 /** read models' migrations that came after the move, and the sweepers' set they go with */
 const LANDED_SINCE = ['20261125T1700-sweep-queue-closed-by-events'];
 const SWEEPER_MIGRATIONS = ['20261125T1700-sweep-attempts'];
+/** the deposit watchers' migrations that came after the move (their checkpoints) */
+const WATCHER_MIGRATIONS_SINCE = ['20261126T0700-watcher-checkpoints'];
+const WATCHER_MIGRATIONS = ['20261122T1900-chain-watchers', ...WATCHER_MIGRATIONS_SINCE];
+/** the withdrawal processors' set (their checkpoints) */
+const PROCESSOR_MIGRATIONS = ['20261126T0700-withdrawal-processor-checkpoints'];
 
 /** The read models' set as it was before the devnet's and the watchers' tables got sets of their own. */
 const readModelsBeforeTheMove: MigrationSet = {
   schema: 'public',
   migrations: Object.fromEntries(
     Object.entries({ ...readModelMigrations.migrations, ...devnetMigrations.migrations, ...chainWatcherMigrations.migrations })
-      .filter(([name]) => !LANDED_SINCE.includes(name))
+      .filter(([name]) => !LANDED_SINCE.includes(name) && !WATCHER_MIGRATIONS_SINCE.includes(name))
       .sort(([a], [b]) => a.localeCompare(b)),
   ),
 };
@@ -32,8 +37,9 @@ describe('migration sets per owner', () => {
     database = await createTestDatabase('sets_new');
     await migrateServiceTables(database.pool);
     expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
-    expect(await recorded(database, 'chain_watcher_migration')).toEqual(['20261122T1900-chain-watchers']);
+    expect(await recorded(database, 'chain_watcher_migration')).toEqual(WATCHER_MIGRATIONS);
     expect(await recorded(database, 'sweeper_migration')).toEqual(SWEEPER_MIGRATIONS);
+    expect(await recorded(database, 'withdrawal_processor_migration')).toEqual(PROCESSOR_MIGRATIONS);
     expect(await recorded(database, 'kysely_migration')).toEqual(Object.keys(readModelMigrations.migrations).sort());
     // a second start applies nothing
     expect(await migrateServiceTables(database.pool)).toEqual([]);
@@ -48,9 +54,9 @@ describe('migration sets per owner', () => {
     const applied = await Promise.all([migrateServiceTables(database.pool), migrateServiceTables(database.pool)]);
 
     // only what landed since: once, in one process or the other
-    expect(applied.flat().sort()).toEqual([...LANDED_SINCE, ...SWEEPER_MIGRATIONS].sort());
+    expect(applied.flat().sort()).toEqual([...LANDED_SINCE, ...SWEEPER_MIGRATIONS, ...WATCHER_MIGRATIONS_SINCE, ...PROCESSOR_MIGRATIONS].sort());
     expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
-    expect(await recorded(database, 'chain_watcher_migration')).toEqual(['20261122T1900-chain-watchers']);
+    expect(await recorded(database, 'chain_watcher_migration')).toEqual(WATCHER_MIGRATIONS);
     expect(await recorded(database, 'kysely_migration')).toEqual(Object.keys(readModelMigrations.migrations).sort());
     expect((await database.pool.query('select next_block from chain_watcher_cursors')).rows).toEqual([{ next_block: '42' }]);
   });

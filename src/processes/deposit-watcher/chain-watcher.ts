@@ -7,6 +7,7 @@ import { DomainError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { BlockHeader, BlockTransfer, ChainGateway } from '../../chains/gateway.js';
 import { BlockLog, CursorMovedError } from './block-log.js';
+import { WatcherCheckpoints } from './checkpoint.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
 import { findForkPoint } from './fork-point.js';
 import type { TransferKey } from './legacy-log-deposits.js';
@@ -71,7 +72,12 @@ export class ChainWatcher {
   constructor(private readonly options: ChainWatcherOptions) {
     this.chainId = options.gateway.chain.id;
     this.blockLog = new BlockLog(options.db, this.chainId);
-    this.follower = new ChainEventFollower(options.gateway.chain, options.services.store, options.organizationWalletsAt?.(options.gateway.chain));
+    this.follower = new ChainEventFollower(
+      options.gateway.chain,
+      options.services.store,
+      options.organizationWalletsAt?.(options.gateway.chain),
+      new WatcherCheckpoints(options.db, this.chainId),
+    );
     this.logger = options.logger.child({ watcher: this.chainId });
     this.metadata = { actor: `watcher:${this.chainId}` };
   }
@@ -127,6 +133,7 @@ export class ChainWatcher {
         if (this.state !== 'active') this.logger.info('chain watcher: active');
         this.state = 'active';
         const behind = await this.step();
+        this.logStarted();
         failures = 0;
         if (!behind) await pauseUnlessStopped(pollIntervalMs, signal);
       } catch (error) {
@@ -144,8 +151,19 @@ export class ChainWatcher {
     }
   }
 
-  /** one pass: reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
+  /**
+   * One pass, then what the pass read from the event store saved at its position (the checkpoint a
+   * start reads from). A pass that throws saves nothing; the next one does.
+   */
   private async step(): Promise<boolean> {
+    const behind = await this.pass();
+    // only the chain's active watcher writes its checkpoint
+    if (this.options.locks.holds(this.chainId)) await this.follower.saveCheckpoint(this.options.services.clock());
+    return behind;
+  }
+
+  /** reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
+  private async pass(): Promise<boolean> {
     const { gateway, services, startBlock = 0, blocksPerStep = 100 } = this.options;
     await this.follower.refresh();
     let cursor = await this.blockLog.cursor(startBlock, services.clock());
@@ -171,6 +189,17 @@ export class ChainWatcher {
     await this.confirmDue(head.number, cursor);
     this.reportLag(cursor - 1, head.number);
     return last < head.number;
+  }
+
+  private startedLogged = false;
+  private readonly createdAtMs = Date.now();
+
+  /** once, after its first pass: where its state came from and what that cost (operators watch start-up time) */
+  private logStarted(): void {
+    if (this.startedLogged) return;
+    this.startedLogged = true;
+    const { startedFrom, eventsRead } = this.follower;
+    this.logger.info('chain watcher: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, ms: Date.now() - this.createdAtMs });
   }
 
   private lagReportedAtMs = 0;

@@ -1,13 +1,16 @@
 import { streamCategories } from '../../domain/streams.js';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
-import type { DepositDetails } from '../../domain/deposit/deposit.js';
+import { depositKey, type DepositDetails } from '../../domain/deposit/deposit.js';
+import { FollowerChanges, type FollowerSnapshot, type WatcherCheckpoints } from './checkpoint.js';
 import { LegacyLogDeposits } from './legacy-log-deposits.js';
 import { applyDepositEvent, type DepositEventSeen, type UnconfirmedDeposits } from './unconfirmed.js';
-import { addAccount, addServiceWallet, emptyWatchSet, type AccountOpened, type WatchSet } from './watch-set.js';
+import { accountEntryKey, addAccount, addressKey, addServiceWallet, emptyWatchSet, type AccountOpened, type WatchSet } from './watch-set.js';
 
 const BATCH = 1000;
 const CATEGORIES = [streamCategories.account, streamCategories.deposit, streamCategories.derivationOwner];
+/** events read since the last save after which a save is due even when none of them changed the state (the position alone moves) */
+const POSITION_ONLY_SAVE_EVENTS = 1000;
 
 /** The addresses of the organization wallets at an index of the chain's key space (settlement, gas). */
 export type OrganizationWalletsAt = { space: string; addressesAt(index: number): string[] };
@@ -19,45 +22,105 @@ export type OrganizationWalletsAt = { space: string; addressesAt(index: number):
  * own position. An address is handed out (its event appended) before anyone can pay to it, and a
  * reader never moves past a position a still-open append can fill (ARCHITECTURE invariant 6), so
  * a refresh made before a block is scanned knows every address that block can pay.
+ *
+ * With a checkpoint store, its first refresh starts from the saved state and reads only the events
+ * after its position; saveCheckpoint() writes what changed since. The state is a fold of the events
+ * up to the position and nothing else, so a save can come before or after any work on the chain.
  */
 export class ChainEventFollower {
   readonly watchSet: WatchSet;
   readonly unconfirmed: UnconfirmedDeposits = new Map();
   /** EVM token deposits recorded under their log's index in the block (before keys within the transaction) */
   readonly legacyLogDeposits: LegacyLogDeposits;
+  /** events read from the store by this follower: after a start from a checkpoint, only those after it */
+  eventsRead = 0;
+  /** the position of the checkpoint it started from (null: none, it read from position 0) */
+  startedFrom: bigint | null = null;
   private position = 0n;
+  private loaded = false;
+  private savedPosition = 0n;
+  private eventsSinceSave = 0;
+  private changes = new FollowerChanges();
 
   constructor(
     private readonly chain: ChainDefinition,
     private readonly store: EventStore,
     private readonly organizationWallets?: OrganizationWalletsAt,
+    private readonly checkpoints?: WatcherCheckpoints,
   ) {
     this.watchSet = emptyWatchSet(chain.family);
     this.legacyLogDeposits = new LegacyLogDeposits(chain.id, chain.family);
   }
 
-  /** reads every account and deposit event appended since the last refresh */
+  /** reads every account and deposit event appended since the last refresh (the first: since the checkpoint) */
   async refresh(): Promise<void> {
+    if (!this.loaded) await this.load();
     for (;;) {
       const batch = await this.store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: CATEGORIES } });
       for (const event of batch) this.apply(event);
+      this.eventsRead += batch.length;
+      this.eventsSinceSave += batch.length;
       if (batch.length > 0) this.position = batch[batch.length - 1]!.position;
       if (batch.length < BATCH) return;
     }
   }
 
+  /**
+   * Saves the state at the position reached, when it changed since the last save (or enough events
+   * went by): the active watcher calls it, holding the chain's lock.
+   */
+  async saveCheckpoint(now: Date): Promise<void> {
+    if (!this.checkpoints || !this.loaded || this.position === this.savedPosition) return;
+    if (this.changes.empty && this.eventsSinceSave < POSITION_ONLY_SAVE_EVENTS) return;
+    // saved, or another watcher saved at or past this position: either way the table holds all of it
+    await this.checkpoints.save(this.position, this.changes, now);
+    this.changes = new FollowerChanges();
+    this.savedPosition = this.position;
+    this.eventsSinceSave = 0;
+  }
+
+  private async load(): Promise<void> {
+    const snapshot = this.checkpoints ? await this.checkpoints.load() : null;
+    if (snapshot) this.restore(snapshot);
+    this.loaded = true;
+  }
+
+  private restore(snapshot: FollowerSnapshot): void {
+    for (const entry of snapshot.watched) {
+      if (entry.kind === 'account') addAccount(this.watchSet, entry.account);
+      else addServiceWallet(this.watchSet, entry.entryKey);
+    }
+    for (const deposit of snapshot.unconfirmed) this.unconfirmed.set(depositKey(deposit.ref), deposit);
+    this.legacyLogDeposits.restore(snapshot.legacyLogDeposits);
+    this.position = snapshot.position;
+    this.savedPosition = snapshot.position;
+    this.startedFrom = snapshot.position;
+  }
+
   private apply(event: RecordedEvent): void {
     if (event.type === 'DerivationIndexAssigned') {
       if (this.organizationWallets && event.data.space === this.organizationWallets.space) {
-        for (const address of this.organizationWallets.addressesAt(Number(event.data.index))) addServiceWallet(this.watchSet, address);
+        for (const address of this.organizationWallets.addressesAt(Number(event.data.index))) {
+          addServiceWallet(this.watchSet, address);
+          this.changes.watch({ kind: 'service', entryKey: addressKey(this.chain.family, address) });
+        }
       }
       return;
     }
     if (event.data.chainId !== this.chain.id) return;
-    if (event.type === 'AccountCreated') addAccount(this.watchSet, event.data as unknown as AccountOpened);
-    else if (event.type === 'DepositDetected' || event.type === 'DepositConfirmed' || event.type === 'DepositReverted') {
-      applyDepositEvent(this.unconfirmed, { type: event.type, data: event.data, revision: event.revision } as DepositEventSeen);
-      if (event.type === 'DepositDetected') this.legacyLogDeposits.note(event.data as unknown as DepositDetails);
+    if (event.type === 'AccountCreated') {
+      const account = event.data as unknown as AccountOpened;
+      addAccount(this.watchSet, account);
+      this.changes.watch({ kind: 'account', entryKey: accountEntryKey(this.chain.family, account), account });
+    } else if (event.type === 'DepositDetected' || event.type === 'DepositConfirmed' || event.type === 'DepositReverted') {
+      const seen = { type: event.type, data: event.data, revision: event.revision } as DepositEventSeen;
+      applyDepositEvent(this.unconfirmed, seen);
+      const ref = { chainId: seen.data.chainId, txHash: seen.data.txHash, index: seen.data.index };
+      this.changes.deposit(ref, this.unconfirmed.get(depositKey(ref)) ?? null);
+      if (event.type === 'DepositDetected') {
+        const noted = this.legacyLogDeposits.note(event.data as unknown as DepositDetails);
+        if (noted) this.changes.legacyLogDeposits.push(noted);
+      }
     }
   }
 }

@@ -6,6 +6,13 @@ import type { DepositDetails } from '../../domain/deposit/deposit.js';
 /** The index a transfer is recorded under, or why it is not recorded. */
 export type TransferKey = { index: number; logIndexInTransaction?: true } | { refused: string };
 
+/** An EVM token deposit keyed by its log's index in the block: its transaction (lower case), that index, what it moved. */
+export interface LegacyLogDeposit {
+  txHash: string;
+  index: number;
+  content: string;
+}
+
 type Noted = Pick<DepositDetails, 'txHash' | 'index' | 'tokenId' | 'senderAddress' | 'toAddress' | 'amount' | 'logIndexInTransaction'>;
 
 /** What tells one transfer of a transaction from another wherever it is mined: token, sender, recipient, amount. */
@@ -32,16 +39,26 @@ export class LegacyLogDeposits {
     private readonly family: ChainFamily,
   ) {}
 
-  /** a DepositDetected of the chain */
-  note(detected: Noted): void {
-    if (this.family !== 'evm' || detected.logIndexInTransaction || findToken(detected.tokenId)?.kind === 'native') return;
-    const txHash = detected.txHash.toLowerCase();
+  /** a DepositDetected of the chain; answers the deposit when it is one keyed the old way, seen for the first time */
+  note(detected: Noted): LegacyLogDeposit | null {
+    if (this.family !== 'evm' || detected.logIndexInTransaction || findToken(detected.tokenId)?.kind === 'native') return null;
+    const deposit = { txHash: detected.txHash.toLowerCase(), index: detected.index, content: contentOf(detected.tokenId, detected.senderAddress, detected.toAddress, detected.amount) };
+    return this.remember(deposit) ? deposit : null;
+  }
+
+  /** deposits noted before (a watcher's checkpoint kept them) */
+  restore(deposits: Iterable<LegacyLogDeposit>): void {
+    for (const deposit of deposits) this.remember(deposit);
+  }
+
+  private remember({ txHash, index, content }: LegacyLogDeposit): boolean {
     const known = this.byTransaction.get(txHash) ?? [];
     // detected again after a revert: the same deposit
-    if (known.some((deposit) => deposit.index === detected.index)) return;
-    known.push({ index: detected.index, content: contentOf(detected.tokenId, detected.senderAddress, detected.toAddress, detected.amount) });
+    if (known.some((deposit) => deposit.index === index)) return false;
+    known.push({ index, content });
     known.sort((a, b) => a.index - b.index);
     this.byTransaction.set(txHash, known);
+    return true;
   }
 
   /** the key of each of a block's transfers, in their order */

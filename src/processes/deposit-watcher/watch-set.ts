@@ -41,14 +41,20 @@ export const addressKey = (family: ChainFamily, address: string): string =>
 
 export const emptyWatchSet = (family: ChainFamily): WatchSet => ({ family, byAddress: new Map(), byTaggedAddress: new Map(), addresses: new Map(), serviceWallets: new Set() });
 
+/** Where an account sits in the set: its address key, or `${address key}#${tag}` on XRP. */
+export const accountEntryKey = (family: ChainFamily, account: AccountOpened): string => {
+  const key = addressKey(family, account.properties.address);
+  const tag = account.properties.destinationTag;
+  return tag === undefined ? key : `${key}#${tag}`;
+};
+
 /** Adds an account of the set's chain (the caller filters by chain); mutates for speed, the set is the watcher's own. */
 export const addAccount = (set: WatchSet, account: AccountOpened): void => {
-  const key = addressKey(set.family, account.properties.address);
   const owner: DepositOwner = { orgId: account.orgId, externalUserId: account.externalUserId, accountChainId: account.chainId };
-  set.addresses.set(key, account.properties.address);
-  const tag = account.properties.destinationTag;
-  if (tag === undefined) set.byAddress.set(key, owner);
-  else set.byTaggedAddress.set(`${key}#${tag}`, owner);
+  set.addresses.set(addressKey(set.family, account.properties.address), account.properties.address);
+  const entryKey = accountEntryKey(set.family, account);
+  if (account.properties.destinationTag === undefined) set.byAddress.set(entryKey, owner);
+  else set.byTaggedAddress.set(entryKey, owner);
 };
 
 /** Adds one of the service's own wallets on the set's chain. */

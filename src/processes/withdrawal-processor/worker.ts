@@ -3,23 +3,22 @@ import { PayoutBatches } from './bitcoin-batch.js';
 import { InFlightBook, inFlightPolicyOf, letsLaterOnesGo } from './in-flight.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
-import { streamCategories, streams } from '../../domain/streams.js';
+import { streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
-import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
 import type { Logger } from '../../log.js';
 import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../chain-pass-worker.js';
+import { OpenWithdrawals } from './open-withdrawals.js';
 
 export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
   services: WithdrawalProcessingServices;
 }
 
 export type ProcessorPassResult = PassResult;
-/** the events that make a withdrawal ready to process: requested with one signer, or approved to the threshold */
-const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
 
 /**
  * The withdrawal processor of one chain. It follows the withdrawal events itself (no read model in
- * between): a withdrawal that becomes Pending joins its work list, and leaves it once finished. It
+ * between): a withdrawal that becomes Pending joins its work list, and leaves it once finished; the
+ * list is saved at the end of a pass, so a start reads only the events after it (./open-withdrawals.ts). It
  * takes them in the order they became Pending; how many of an organization's are in flight at once
  * is the chain family's rule (./in-flight.ts): one at a time on Bitcoin (its outputs), pipelined on
  * EVM and XRP (consecutive nonces or sequences of one wallet, each past every recorded one), in
@@ -30,11 +29,10 @@ const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
  */
 export class WithdrawalProcessor extends ChainPassWorker {
   private readonly logger: Logger;
-  /** withdrawal id → organization, in the order they became ready */
-  private readonly open = new Map<string, string>();
+  /** the withdrawals that became Pending on the chain and are not finished, in that order */
+  readonly open: OpenWithdrawals;
   private readonly retries = new Map<string, { attempts: number; notBefore: number }>();
   private readonly inFlight = new InFlightBook();
-  private position = 0n;
   /** Bitcoin: an organization's waiting withdrawals are paid by one transaction (./bitcoin-batch.ts) */
   private readonly payoutBatches: PayoutBatches | null;
 
@@ -42,52 +40,53 @@ export class WithdrawalProcessor extends ChainPassWorker {
     const logger = options.services.logger.child({ withdrawalProcessor: options.services.chain.id });
     super({ name: 'withdrawal-processor', chainId: options.services.chain.id, lockNamespace: ADVISORY_LOCK_NAMESPACES.withdrawalProcessors, logger, options });
     this.logger = logger;
+    this.open = new OpenWithdrawals(options.services);
     this.payoutBatches = options.services.chain.family === 'bitcoin' ? new PayoutBatches(options.services, logger) : null;
   }
 
   /** the organization's open withdrawals, in the order they became ready */
   private openOf(orgId: string): string[] {
-    return [...this.open].filter(([, owner]) => owner === orgId).map(([id]) => id);
-  }
-
-  /** new withdrawal events since the last pass: the ones that became Pending on this chain join the list */
-  private async follow(): Promise<void> {
-    const { store, chain } = this.options.services;
-    for (;;) {
-      const batch = await store.readAll({ afterPosition: this.position, maxCount: 500, filter: { categories: [streamCategories.withdrawal], types: READY_TYPES } });
-      if (batch.length === 0) return;
-      for (const recorded of batch) {
-        this.position = recorded.position;
-        const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
-        if (event.type === 'WithdrawalRequested' && event.data.chainId === chain.id && event.data.status === 'Pending') this.open.set(event.data.id, event.data.orgId);
-        if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
-          // an approval names neither chain nor organization: the stream does
-          const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
-          if (state.status !== 'None' && state.chainId === chain.id) this.open.set(state.id, state.orgId);
-        }
-      }
-    }
+    return this.open.list().filter(([, owner]) => owner === orgId).map(([id]) => id);
   }
 
   /** the withdrawals of the work list the book has not read yet (joined since the last pass, or this processor just started) */
   private async readNewcomers(): Promise<void> {
     const { store } = this.options.services;
-    for (const id of this.open.keys()) {
+    for (const [id] of this.open.list()) {
       if (this.inFlight.knows(id)) continue;
       const { state } = await loadAggregate(store, streams.withdrawal(id), withdrawalDecider);
       this.inFlight.note(id, state);
     }
   }
 
+  /** one pass over the open list, then the list saved at the position it was followed to (only the lock's holder passes) */
   protected async pass(): Promise<PassResult> {
-    await this.follow();
+    await this.open.follow();
     await this.readNewcomers();
+    const result = await this.advanceOpen();
+    await this.open.saveCheckpoint(this.options.services.clock());
+    this.logStarted();
+    return result;
+  }
+
+  private startedLogged = false;
+  private readonly createdAtMs = Date.now();
+
+  /** once, after its first pass: where its open list came from and what that cost (operators watch start-up time) */
+  private logStarted(): void {
+    if (this.startedLogged) return;
+    this.startedLogged = true;
+    const { startedFrom, eventsRead, size } = this.open;
+    this.logger.info('withdrawal processor: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, open: size, ms: Date.now() - this.createdAtMs });
+  }
+
+  private async advanceOpen(): Promise<PassResult> {
     this.payoutBatches?.startPass();
     const { services } = this.options;
     const policy = inFlightPolicyOf(services.chain.family);
     const result = emptyPassResult();
     const busy = new Set<string>();
-    for (const [id, orgId] of [...this.open]) {
+    for (const [id, orgId] of this.open.list()) {
       if (this.stopController.signal.aborted) break;
       const retry = this.retries.get(id);
       if (retry && retry.notBefore > services.clock().getTime()) {
@@ -118,7 +117,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
       }
       if (progress.outcome === 'finished') {
         result.finished++;
-        this.open.delete(id);
+        this.open.finish(id);
         this.inFlight.forget(id);
         await this.payoutBatches?.finished(progress.withdrawal, (other) => advanceWithdrawal(services, other));
         continue;

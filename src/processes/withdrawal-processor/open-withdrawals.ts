@@ -1,0 +1,142 @@
+import type { ColumnType, Kysely, Transaction } from 'kysely';
+import { loadAggregate } from '../../application/command-handler.js';
+import type { ChainDefinition } from '../../catalog/chain.js';
+import type { Database } from '../../db/database.js';
+import { streamCategories, streams } from '../../domain/streams.js';
+import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
+import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { checkpointPosition, inSlices, saveCheckpoint, type CheckpointTable } from '../worker-checkpoint.js';
+
+/** Tables of migration 20261126T0700-withdrawal-processor-checkpoints; bigint columns travel as decimal strings. */
+interface ProcessorCheckpointDatabase {
+  withdrawal_processor_open: { chain_id: string; withdrawal_id: string; org_id: string; ready_position: ColumnType<string, string, string> };
+}
+
+/** the events that make a withdrawal ready to process: requested with one signer, or approved to the threshold */
+const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
+const BATCH = 500;
+/** events read since the last save after which a save is due even when none of them opened a withdrawal */
+const POSITION_ONLY_SAVE_EVENTS = 1000;
+
+type OpenWithdrawal = { orgId: string; readyPosition: bigint };
+
+/**
+ * The withdrawals of one chain that became Pending and are not known to be finished, in the order
+ * they became Pending: what the withdrawal processor works on. Followed from the event store (no
+ * read model in between), from the processor's checkpoint: the first follow() loads the saved list
+ * and reads only the events after its position; saveCheckpoint() writes what changed since. A
+ * withdrawal that became Pending before a checkpoint's position and was not seen finished is in its
+ * list; a finished one may leave it (finished is final).
+ */
+export class OpenWithdrawals {
+  /** events read from the store: after a start from a checkpoint, only those after it */
+  eventsRead = 0;
+  /** the position of the checkpoint it started from (null: none, it read from position 0) */
+  startedFrom: bigint | null = null;
+  private readonly open = new Map<string, OpenWithdrawal>();
+  private readonly db: Kysely<ProcessorCheckpointDatabase>;
+  private readonly checkpoint: CheckpointTable;
+  private position = 0n;
+  private loaded = false;
+  private savedPosition = 0n;
+  private eventsSinceSave = 0;
+  /** withdrawal id → its entry as it now is (null: finished), since the last save */
+  private changes = new Map<string, OpenWithdrawal | null>();
+
+  constructor(private readonly services: { store: EventStore; chain: ChainDefinition; db: Kysely<Database> }) {
+    this.db = services.db as unknown as Kysely<ProcessorCheckpointDatabase>;
+    this.checkpoint = { table: 'withdrawal_processor_checkpoints', chainId: services.chain.id };
+  }
+
+  /** withdrawal id → organization, in the order they became Pending */
+  list(): [string, string][] {
+    return [...this.open].map(([id, { orgId }]) => [id, orgId]);
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** the withdrawal is finished (completed, failed, cancelled): it leaves the list */
+  finish(id: string): void {
+    if (this.open.delete(id)) this.changes.set(id, null);
+  }
+
+  /** new withdrawal events since the last call: the ones that became Pending on this chain join the list */
+  async follow(): Promise<void> {
+    if (!this.loaded) await this.load();
+    const { store, chain } = this.services;
+    for (;;) {
+      const batch = await store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: [streamCategories.withdrawal], types: READY_TYPES } });
+      this.eventsRead += batch.length;
+      this.eventsSinceSave += batch.length;
+      for (const recorded of batch) {
+        const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
+        if (event.type === 'WithdrawalRequested' && event.data.chainId === chain.id && event.data.status === 'Pending') this.add(event.data.id, event.data.orgId, recorded.position);
+        if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
+          // an approval names neither chain nor organization: the stream does
+          const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
+          if (state.status !== 'None' && state.chainId === chain.id) this.add(state.id, state.orgId, recorded.position);
+        }
+        this.position = recorded.position;
+      }
+      if (batch.length < BATCH) return;
+    }
+  }
+
+  /**
+   * Saves the list at the position followed to, when it changed since the last save (or enough
+   * events went by): the active processor calls it, holding the chain's lock.
+   */
+  async saveCheckpoint(now: Date): Promise<void> {
+    if (!this.loaded || (this.changes.size === 0 && (this.position === this.savedPosition || this.eventsSinceSave < POSITION_ONLY_SAVE_EVENTS))) return;
+    const changes = [...this.changes];
+    // saved, or another processor saved at or past this position: either way the table holds all of it
+    await saveCheckpoint(this.db as unknown as Kysely<unknown>, this.checkpoint, this.position, now, (trx) => this.write(trx as unknown as Transaction<ProcessorCheckpointDatabase>, changes));
+    this.changes = new Map();
+    this.savedPosition = this.position;
+    this.eventsSinceSave = 0;
+  }
+
+  private add(id: string, orgId: string, readyPosition: bigint): void {
+    if (this.open.has(id)) return;
+    const entry = { orgId, readyPosition };
+    this.open.set(id, entry);
+    this.changes.set(id, entry);
+  }
+
+  private async load(): Promise<void> {
+    const chainId = this.services.chain.id;
+    const saved = await this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const position = await checkpointPosition(trx as unknown as Kysely<unknown>, this.checkpoint);
+        if (position === null) return null;
+        const rows = await trx.selectFrom('withdrawal_processor_open').selectAll().where('chain_id', '=', chainId).orderBy('ready_position').orderBy('withdrawal_id').execute();
+        return { position, rows };
+      });
+    if (saved) {
+      for (const row of saved.rows) this.open.set(row.withdrawal_id, { orgId: row.org_id, readyPosition: BigInt(row.ready_position) });
+      this.position = saved.position;
+      this.savedPosition = saved.position;
+      this.startedFrom = saved.position;
+    }
+    this.loaded = true;
+  }
+
+  private async write(trx: Transaction<ProcessorCheckpointDatabase>, changes: [string, OpenWithdrawal | null][]): Promise<void> {
+    const chain_id = this.services.chain.id;
+    const opened = changes.flatMap(([id, entry]) => (entry ? [{ chain_id, withdrawal_id: id, org_id: entry.orgId, ready_position: entry.readyPosition.toString() }] : []));
+    for (const rows of inSlices(opened)) {
+      await trx
+        .insertInto('withdrawal_processor_open')
+        .values(rows)
+        .onConflict((conflict) => conflict.columns(['chain_id', 'withdrawal_id']).doUpdateSet((eb) => ({ org_id: eb.ref('excluded.org_id'), ready_position: eb.ref('excluded.ready_position') })))
+        .execute();
+    }
+    const finished = changes.flatMap(([id, entry]) => (entry ? [] : [id]));
+    for (const ids of inSlices(finished)) await trx.deleteFrom('withdrawal_processor_open').where('chain_id', '=', chain_id).where('withdrawal_id', 'in', ids).execute();
+  }
+}

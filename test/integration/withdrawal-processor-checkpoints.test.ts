@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetDb } from '../../src/chains/devnet/index.js';
+import { findChain } from '../../src/catalog/registry.js';
+import { nativeToken } from '../../src/catalog/tokens.js';
+import { streams } from '../../src/domain/streams.js';
+import { OpenWithdrawals } from '../../src/processes/withdrawal-processor/open-withdrawals.js';
+import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
+
+const ETHEREUM = 'eip155:1';
+const XRP = 'xrpl:mainnet';
+/** the chain of the followers' own tests, with withdrawals nobody processes */
+const XRP_TESTNET = 'xrpl:testnet';
+/** the organization of those withdrawals: not the fixture's, whose withdrawals are paid in the last test */
+const OTHER_ORG = randomUUID();
+const meta = { actor: 'test', at: '2026-11-26T07:00:00.000Z' };
+
+describe('withdrawal processor checkpoints', () => {
+  let fixture: ChainWorkerFixture;
+
+  beforeAll(async () => {
+    fixture = await startChainWorkerFixture('processor_checkpoints', { projections: 'none' });
+  });
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  const open = (chainId: string) => new OpenWithdrawals({ store: fixture.infrastructure.store, chain: findChain(chainId)!, db: fixture.infrastructure.db });
+  const checkpoint = async (chainId: string) =>
+    (await sql<{ position: string }>`select position::text as position from withdrawal_processor_checkpoints where chain_id = ${chainId}`.execute(fixture.infrastructure.db)).rows[0]?.position;
+
+  /** the events that open a withdrawal or not, appended as the service appends them */
+  const history = () => {
+    let ready = 0;
+    const append = async (id: string, type: string, data: Record<string, unknown>) => {
+      await fixture.infrastructure.store.append(streams.withdrawal(id), 'any', [{ id: randomUUID(), type, data: { id, ...data }, metadata: meta }]);
+      ready++;
+    };
+    const requested = async (chainId: string, status: 'Pending' | 'PendingApproval') => {
+      const id = randomUUID();
+      await append(id, 'WithdrawalRequested', {
+        orgId: OTHER_ORG,
+        chainId,
+        tokenId: nativeToken(chainId).id,
+        amount: '5',
+        recipient: 'somebody',
+        memo: null,
+        reference: `ref-${id}`,
+        internalNote: '',
+        externalUserId: null,
+        initiator: fixture.userId,
+        minWithdrawalSigners: status === 'Pending' ? 1 : 2,
+        status,
+        requestedAt: meta.at,
+      });
+      return id;
+    };
+    const approved = (id: string, status: 'Pending' | 'PendingApproval') => append(id, 'WithdrawalApproved', { userId: randomUUID(), approvers: ['a', 'b'], status, approvedAt: meta.at });
+    const other = (id: string) => append(id, 'WithdrawalBroadcast', { txHash: '0x01', broadcastAt: meta.at });
+    return { requested, approved, other, readyEvents: () => ready };
+  };
+
+  it('restarted from its checkpoint, the open list is the one followed from 0, in the same order, and only the events after it are read', async () => {
+    const events = history();
+    const first = await events.requested(ETHEREUM, 'Pending');
+    const waiting = await events.requested(ETHEREUM, 'PendingApproval');
+    await events.requested(XRP_TESTNET, 'Pending'); // another chain's
+    const finishedEarly = await events.requested(ETHEREUM, 'Pending');
+    const follower = open(ETHEREUM);
+    await follower.follow();
+    follower.finish(finishedEarly);
+    await follower.saveCheckpoint(new Date());
+
+    // between the saves: an approval to the threshold (opens it, placed where it became Pending), one that does not
+    const twoSigners = await events.requested(ETHEREUM, 'PendingApproval');
+    await events.approved(twoSigners, 'PendingApproval');
+    await events.approved(waiting, 'Pending');
+    await events.other(first); // not followed (not a ready event)
+    await follower.follow();
+    await follower.saveCheckpoint(new Date());
+    expect(follower.list().map(([id]) => id)).toEqual([first, waiting]);
+
+    // after the last save
+    const before = events.readyEvents();
+    const later = await events.requested(ETHEREUM, 'Pending');
+    await events.approved(twoSigners, 'Pending');
+    await events.requested(XRP_TESTNET, 'Pending');
+    const readAfter = events.readyEvents() - before;
+
+    const restarted = open(ETHEREUM);
+    await restarted.follow();
+    expect(restarted.eventsRead).toBe(readAfter);
+    expect(restarted.list()).toEqual([
+      [first, OTHER_ORG],
+      [waiting, OTHER_ORG],
+      [later, OTHER_ORG],
+      [twoSigners, OTHER_ORG],
+    ]);
+    // the one followed all along (and finished one) knows the same
+    await follower.follow();
+    expect(follower.list()).toEqual(restarted.list());
+    expect(follower.eventsRead).toBe(events.readyEvents() - 1);
+  });
+
+  it('a save behind the checkpoint writes nothing; a save that dies before its commit leaves the previous one whole', async () => {
+    const events = history();
+    const behind = open(XRP_TESTNET);
+    await behind.follow();
+    const opened = await events.requested(XRP_TESTNET, 'Pending');
+    const ahead = open(XRP_TESTNET);
+    await ahead.follow();
+    await ahead.saveCheckpoint(new Date());
+    const saved = await checkpoint(XRP_TESTNET);
+    behind.finish(opened); // as if it had finished it: nothing of it is written
+    await behind.saveCheckpoint(new Date());
+    expect(await checkpoint(XRP_TESTNET)).toBe(saved);
+    const restarted = open(XRP_TESTNET);
+    await restarted.follow();
+    expect(restarted.eventsRead).toBe(0);
+    expect(restarted.list().map(([id]) => id)).toContain(opened);
+
+    // a save dying inside its transaction, after the position moved
+    const another = await events.requested(XRP_TESTNET, 'Pending');
+    await ahead.follow();
+    await sql`create function fail_processor_checkpoint() returns trigger language plpgsql as $$ begin raise exception 'crash inside the checkpoint'; end $$`.execute(fixture.infrastructure.db);
+    await sql`create trigger fail_processor_checkpoint before insert on withdrawal_processor_open execute function fail_processor_checkpoint()`.execute(fixture.infrastructure.db);
+    try {
+      await expect(ahead.saveCheckpoint(new Date())).rejects.toThrow('crash inside the checkpoint');
+    } finally {
+      await sql`drop trigger fail_processor_checkpoint on withdrawal_processor_open`.execute(fixture.infrastructure.db);
+      await sql`drop function fail_processor_checkpoint()`.execute(fixture.infrastructure.db);
+    }
+    expect(await checkpoint(XRP_TESTNET)).toBe(saved);
+    const again = open(XRP_TESTNET);
+    await again.follow();
+    expect(again.eventsRead).toBe(1);
+    expect(again.list()).toEqual(ahead.list());
+    expect(again.list().map(([id]) => id)).toContain(another);
+  });
+
+  it('a processor dying before its save or right after it pays each withdrawal once, and the ledger is exact', async () => {
+    const token = nativeToken(XRP);
+    await fixture.credit(XRP, 'native', 100_000_000n);
+    const before = await fixture.ledger(token.id);
+    const recipient = externalAddress(XRP);
+    const paidOnce = async () => (await devnetDb(fixture.infrastructure.db).selectFrom('devnet_transfers').select(['tx_hash', 'amount']).where('chain_id', '=', XRP).where('to_address', '=', recipient).execute()).length;
+
+    // the first withdrawal is signed, sent and saved in the open list; the process dies right after the save
+    const first = await fixture.withdraw({ chainId: XRP, tokenId: token.id, amount: 5_000_000n, recipient });
+    await fixture.withdrawalProcessor(XRP).runPass();
+    expect(await fixture.withdrawal(first.id)).toMatchObject({ status: 'Processing' });
+
+    // the second is followed (and taken as far as the organization's turn allows), then the process dies before the save
+    const second = await fixture.withdraw({ chainId: XRP, tokenId: token.id, amount: 7_000_000n, recipient });
+    const saved = await checkpoint(XRP);
+    await sql`create function fail_processor_save() returns trigger language plpgsql as $$ begin raise exception 'crash before the save'; end $$`.execute(fixture.infrastructure.db);
+    await sql`create trigger fail_processor_save before update on withdrawal_processor_checkpoints execute function fail_processor_save()`.execute(fixture.infrastructure.db);
+    try {
+      await expect(fixture.withdrawalProcessor(XRP).runPass()).rejects.toThrow('crash before the save');
+    } finally {
+      await sql`drop trigger fail_processor_save on withdrawal_processor_checkpoints`.execute(fixture.infrastructure.db);
+      await sql`drop function fail_processor_save()`.execute(fixture.infrastructure.db);
+    }
+    expect(await checkpoint(XRP)).toBe(saved);
+
+    // a new process starts from the old checkpoint: both followed to Completed, each paid once
+    const restarted = fixture.withdrawalProcessor(XRP);
+    const completed = async () => (await fixture.withdrawal(first.id)).status === 'Completed' && (await fixture.withdrawal(second.id)).status === 'Completed';
+    for (let pass = 0; pass < 4 && !(await completed()); pass++) {
+      await fixture.mineConfirmations(XRP);
+      await restarted.runPass();
+    }
+    const [one, two] = [await fixture.withdrawal(first.id), await fixture.withdrawal(second.id)];
+    expect(one).toMatchObject({ status: 'Completed' });
+    expect(two).toMatchObject({ status: 'Completed' });
+    expect(restarted.open.size).toBe(0);
+    expect(await paidOnce()).toBe(2);
+    const fees = [one, two].reduce((sum, withdrawal) => sum + (withdrawal.status === 'Completed' ? BigInt(withdrawal.fee ?? 0) : 0n), 0n);
+    expect(fees).toBeGreaterThan(0n);
+    expect(await fixture.ledger(token.id)).toEqual({ available: before.available - 12_000_000n - fees, pending: 0n, held: 0n });
+    // and the next start knows nothing is open
+    const next = fixture.withdrawalProcessor(XRP);
+    await next.runPass();
+    expect(next.open.size).toBe(0);
+    expect(next.open.eventsRead).toBe(0);
+  });
+});
