@@ -89,6 +89,8 @@ export abstract class ChainPassWorker {
           await pauseUnlessStopped(options.standbyRetryMs ?? 2000, signal);
         }
       } catch (error) {
+        // a stop request ended the pass (a long first read of the history): nothing failed
+        if (signal.aborted) break;
         failures++;
         this.state = 'failing';
         logger.error(`${name}: pass failed, retrying`, { error, failures });

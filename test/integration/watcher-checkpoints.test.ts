@@ -163,6 +163,18 @@ describe('deposit watcher checkpoints', () => {
     expect([...xrpRestarted.watchSet.byTaggedAddress.keys()].sort()).toEqual(['rOrgAddress#1001', 'rOrgAddress#1002', 'rOrgAddress#1003']);
   });
 
+  it('a stop request ends a refresh before its next read; the next refresh knows what one started from 0 knows', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const stopped = follower(false);
+    await expect(stopped.refresh(stop.signal)).rejects.toThrow();
+    expect(stopped.eventsRead).toBe(0);
+    await stopped.refresh();
+    const fromZero = follower(false);
+    await fromZero.refresh();
+    expect(knowledge(stopped, probes)).toEqual(knowledge(fromZero, probes));
+  });
+
   it('a save behind the checkpoint (another watcher that believed it was active) writes nothing: the checkpoint only moves forward', async () => {
     const events = history();
     const behind = follower(true, TRON);

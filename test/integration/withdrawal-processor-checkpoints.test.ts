@@ -5,6 +5,7 @@ import { devnetDb } from '../../src/chains/devnet/index.js';
 import { findChain } from '../../src/catalog/registry.js';
 import { nativeToken } from '../../src/catalog/tokens.js';
 import { streams } from '../../src/domain/streams.js';
+import type { EventStore } from '../../src/eventstore/port.js';
 import { OpenWithdrawals } from '../../src/processes/withdrawal-processor/open-withdrawals.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
@@ -101,6 +102,60 @@ describe('withdrawal processor checkpoints', () => {
     await follower.follow();
     expect(follower.list()).toEqual(restarted.list());
     expect(follower.eventsRead).toBe(events.readyEvents() - 1);
+  });
+
+  /** the fixture's event store, with `spy` called before each call of `method` */
+  const storeSpying = (method: 'readStream' | 'readAll', spy: () => void): EventStore => {
+    const store = fixture.infrastructure.store;
+    return new Proxy(store, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key === method) spy();
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  };
+
+  it('an approval of a withdrawal it saw requested opens it without reading its stream, on its own chain only', async () => {
+    let streamReads = 0;
+    const follower = new OpenWithdrawals({ store: storeSpying('readStream', () => streamReads++), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    await follower.follow();
+    const openBefore = follower.list();
+    const events = history();
+    const mine = await events.requested(ETHEREUM, 'PendingApproval');
+    const others = await events.requested(XRP_TESTNET, 'PendingApproval');
+    await events.approved(others, 'Pending');
+    await events.approved(mine, 'Pending');
+    streamReads = 0;
+    await follower.follow();
+    expect(streamReads).toBe(0);
+    expect(follower.list()).toEqual([...openBefore, [mine, OTHER_ORG]]);
+    // one that started after the requests reads their streams, and comes to the same list
+    const fresh = open(ETHEREUM);
+    await fresh.follow();
+    expect(fresh.list()).toEqual(follower.list());
+  });
+
+  it('a stop request ends a follow between two events; the next follow goes on from the last event applied', async () => {
+    const events = history();
+    for (let n = 0; n < 3; n++) await events.requested(ETHEREUM, 'Pending');
+    const stop = new AbortController();
+    stop.abort();
+    const stopped = new OpenWithdrawals({ store: storeSpying('readAll', () => undefined), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    await expect(stopped.follow(stop.signal)).rejects.toThrow();
+    expect(stopped.eventsRead).toBe(0);
+    // stopped in the middle of a batch: after its first read, before its second event
+    const midway = new AbortController();
+    let reads = 0;
+    const interrupted = new OpenWithdrawals({ store: storeSpying('readAll', () => reads++ === 0 && queueMicrotask(() => midway.abort())), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    await expect(interrupted.follow(midway.signal)).rejects.toThrow();
+    await interrupted.follow();
+    const fresh = open(ETHEREUM);
+    await fresh.follow();
+    expect(interrupted.list()).toEqual(fresh.list());
   });
 
   it('a save behind the checkpoint writes nothing; a save that dies before its commit leaves the previous one whole', async () => {

@@ -143,6 +143,8 @@ export class ChainWatcher {
           await pauseUnlessStopped(pollIntervalMs, signal);
           continue;
         }
+        // a stop request ended the step (a long first read of the history): nothing failed
+        if (signal.aborted) break;
         failures++;
         this.state = 'failing';
         this.logger.error('chain watcher: step failed; retrying', { error, failures });
@@ -165,7 +167,7 @@ export class ChainWatcher {
   /** reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
   private async pass(): Promise<boolean> {
     const { gateway, services, startBlock = 0, blocksPerStep = 100 } = this.options;
-    await this.follower.refresh();
+    await this.follower.refresh(this.stopController.signal);
     let cursor = await this.blockLog.cursor(startBlock, services.clock());
     const head = await gateway.head();
     let previousHash: string | null = null;
@@ -216,7 +218,7 @@ export class ChainWatcher {
   private async scanBlock(header: BlockHeader): Promise<ScanOutcome> {
     const { gateway, services } = this.options;
     // addresses handed out until now: every address this block can pay is among them
-    await this.follower.refresh();
+    await this.follower.refresh(this.stopController.signal);
     // deposits recorded at this height in another block (a crash before the cursor moved, then a reorg)
     for (const deposit of supersededAt(this.follower.unconfirmed, header.number, header.hash)) await this.revert(deposit);
     const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
@@ -272,7 +274,7 @@ export class ChainWatcher {
     // deeper than remembered: everything remembered is scanned again, which is the most that can be done
     const forkPoint = fork ?? oldest - 1;
     if (fork === null) this.logger.error('chain watcher: reorg deeper than the remembered blocks', { oldestRemembered: oldest });
-    await this.follower.refresh();
+    await this.follower.refresh(this.stopController.signal);
     const abandoned = abandonedAbove(this.follower.unconfirmed, forkPoint);
     // reverts first, the cursor after: a crash in between finds the same reorg again
     for (const deposit of abandoned) await this.revert(deposit);
@@ -297,7 +299,7 @@ export class ChainWatcher {
   /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded */
   private async confirmDue(head: number, cursor: number): Promise<void> {
     const { gateway, services } = this.options;
-    await this.follower.refresh();
+    await this.follower.refresh(this.stopController.signal);
     const canonicalHashes = new Map<number, string | null>();
     const due = dueForConfirmation(this.follower.unconfirmed, head, gateway.chain.properties.confirmations);
     const ready = due.filter((candidate) => candidate.blockNumber < cursor);

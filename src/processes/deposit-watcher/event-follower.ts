@@ -52,10 +52,15 @@ export class ChainEventFollower {
     this.legacyLogDeposits = new LegacyLogDeposits(chain.id, chain.family);
   }
 
-  /** reads every account and deposit event appended since the last refresh (the first: since the checkpoint) */
-  async refresh(): Promise<void> {
+  /**
+   * reads every account and deposit event appended since the last refresh (the first: since the
+   * checkpoint); a stop request ends it between two batches (it throws the signal's reason), with
+   * the position at the last event applied
+   */
+  async refresh(signal?: AbortSignal): Promise<void> {
     if (!this.loaded) await this.load();
     for (;;) {
+      signal?.throwIfAborted();
       const batch = await this.store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: CATEGORIES } });
       for (const event of batch) this.apply(event);
       this.eventsRead += batch.length;

@@ -18,6 +18,8 @@ const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
 const BATCH = 500;
 /** events read since the last save after which a save is due even when none of them opened a withdrawal */
 const POSITION_ONLY_SAVE_EVENTS = 1000;
+/** requests awaiting approval remembered (any chain); one not remembered is read from its stream when approved */
+const AWAITING_APPROVAL_KEPT = 100_000;
 
 type OpenWithdrawal = { orgId: string; readyPosition: bigint };
 
@@ -43,6 +45,12 @@ export class OpenWithdrawals {
   private eventsSinceSave = 0;
   /** withdrawal id → its entry as it now is (null: finished), since the last save */
   private changes = new Map<string, OpenWithdrawal | null>();
+  /**
+   * withdrawals seen requested awaiting approval, on any chain: their approval to Pending needs no
+   * read of their stream (an approval names neither chain nor organization). Memory only, bounded:
+   * one requested before this follower's start, or forgotten, is read from its stream as before.
+   */
+  private readonly awaitingApproval = new Map<string, { chainId: string; orgId: string }>();
 
   constructor(private readonly services: { store: EventStore; chain: ChainDefinition; db: Kysely<Database> }) {
     this.db = services.db as unknown as Kysely<ProcessorCheckpointDatabase>;
@@ -63,21 +71,34 @@ export class OpenWithdrawals {
     if (this.open.delete(id)) this.changes.set(id, null);
   }
 
-  /** new withdrawal events since the last call: the ones that became Pending on this chain join the list */
-  async follow(): Promise<void> {
+  /**
+   * new withdrawal events since the last call: the ones that became Pending on this chain join the
+   * list; a stop request ends it between two events (it throws the signal's reason), with the
+   * position at the last event applied
+   */
+  async follow(signal?: AbortSignal): Promise<void> {
     if (!this.loaded) await this.load();
     const { store, chain } = this.services;
     for (;;) {
+      signal?.throwIfAborted();
       const batch = await store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: [streamCategories.withdrawal], types: READY_TYPES } });
       this.eventsRead += batch.length;
       this.eventsSinceSave += batch.length;
       for (const recorded of batch) {
+        signal?.throwIfAborted();
         const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
-        if (event.type === 'WithdrawalRequested' && event.data.chainId === chain.id && event.data.status === 'Pending') this.add(event.data.id, event.data.orgId, recorded.position);
+        if (event.type === 'WithdrawalRequested' && event.data.status === 'Pending' && event.data.chainId === chain.id) this.add(event.data.id, event.data.orgId, recorded.position);
+        if (event.type === 'WithdrawalRequested' && event.data.status === 'PendingApproval') this.rememberAwaitingApproval(event.data.id, event.data.chainId, event.data.orgId);
         if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
-          // an approval names neither chain nor organization: the stream does
-          const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
-          if (state.status !== 'None' && state.chainId === chain.id) this.add(state.id, state.orgId, recorded.position);
+          const remembered = this.awaitingApproval.get(event.data.id);
+          this.awaitingApproval.delete(event.data.id);
+          if (remembered) {
+            if (remembered.chainId === chain.id) this.add(event.data.id, remembered.orgId, recorded.position);
+          } else {
+            // an approval names neither chain nor organization: the stream does
+            const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
+            if (state.status !== 'None' && state.chainId === chain.id) this.add(state.id, state.orgId, recorded.position);
+          }
         }
         this.position = recorded.position;
       }
@@ -97,6 +118,11 @@ export class OpenWithdrawals {
     this.changes = new Map();
     this.savedPosition = this.position;
     this.eventsSinceSave = 0;
+  }
+
+  private rememberAwaitingApproval(id: string, chainId: string, orgId: string): void {
+    if (this.awaitingApproval.size >= AWAITING_APPROVAL_KEPT) this.awaitingApproval.delete(this.awaitingApproval.keys().next().value!);
+    this.awaitingApproval.set(id, { chainId, orgId });
   }
 
   private add(id: string, orgId: string, readyPosition: bigint): void {

@@ -61,7 +61,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
 
   /** one pass over the open list, then the list saved at the position it was followed to (only the lock's holder passes) */
   protected async pass(): Promise<PassResult> {
-    await this.open.follow();
+    await this.open.follow(this.stopController.signal);
     await this.readNewcomers();
     const result = await this.advanceOpen();
     await this.open.saveCheckpoint(this.options.services.clock());
