@@ -1,5 +1,4 @@
 import { BoundedMap } from '../lib/bounded-map.js';
-import { SharedReads } from './shared-reads.js';
 import type { EventStore, ExpectedRevision } from '../eventstore/port.js';
 
 export interface LoadedStream<State> {
@@ -23,10 +22,9 @@ export class StreamCache<State> {
   private readonly entries: BoundedMap<string, LoadedStream<State>>;
   private generation = 0;
   private readonly unfollow: () => void;
-  private readonly revisions = new SharedReads<bigint | null>();
 
   constructor(
-    private readonly store: Pick<EventStore, 'changes' | 'streamRevision'>,
+    private readonly store: Pick<EventStore, 'changes'>,
     category: string,
     private readonly load: (stream: string) => Promise<LoadedStream<State>>,
     limit = 10_000,
@@ -56,14 +54,6 @@ export class StreamCache<State> {
     const loaded = await this.load(stream);
     if (following && generation === this.generation && this.store.changes?.following()) this.entries.set(stream, loaded);
     return { ...loaded, fromMemory: false };
-  }
-
-  /**
-   * The stream's revision in the store now (null: no stream), read after this call (shared by
-   * concurrent callers): what a decision made on memory checks before it is appended.
-   */
-  currentRevision(stream: string): Promise<bigint | null> {
-    return this.revisions.read(stream, () => this.store.streamRevision(stream));
   }
 
   /** streams held in memory (for tests and diagnostics) */

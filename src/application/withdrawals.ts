@@ -21,6 +21,7 @@ import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
 import type { OrganizationServices } from './organizations.js';
 import { onLedger, type LedgerBatcher } from './ledger-batches.js';
+import { currentRevision } from './stream-revisions.js';
 import { checkBounds, checkConfirmedBalance, checkDestinationTag, checkGas, checkRecipient, checkXrpReserve, xrpOrganizationAddress } from './withdrawal-checks.js';
 
 export interface WithdrawalServices extends OrganizationServices {
@@ -92,11 +93,11 @@ const memberOf = (services: WithdrawalServices, caller: Caller) => onOrganizatio
 /** The organization's stream moved past the revision a decision took from memory: decide again on the stream. */
 class OrganizationMovedError extends Error {}
 
-/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision` (a read shared by the requests that ask at once). */
+/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision` (read with the revisions asked beside it). */
 const checkOrganizationAt = async (services: WithdrawalServices, orgId: string, revision: ExpectedRevision) => {
   const stream = streams.organization(orgId);
-  const current = await (services.organizationStates?.currentRevision(stream) ?? services.store.streamRevision(stream));
-  if (current !== revision) throw new OrganizationMovedError(`${stream} moved from ${String(revision)} to ${String(current)}`);
+  const current = await currentRevision(services.store, stream);
+  if ((current ?? 'no_stream') !== revision) throw new OrganizationMovedError(`${stream} moved from ${String(revision)} to ${String(current)}`);
 };
 
 /** The withdrawal as its stream holds it (consistent at once); another organization's is WITHDRAWAL_NOT_FOUND. */
@@ -108,8 +109,13 @@ export const loadWithdrawal = async (services: Pick<WithdrawalServices, 'store'>
   return { state: loaded.state, expectedRevision: loaded.expectedRevision };
 };
 
-/** DUPLICATE_REFERENCE naming the withdrawal that holds the reference, or nothing when it is free. */
+/**
+ * DUPLICATE_REFERENCE naming the withdrawal that holds the reference, or nothing when it is free:
+ * the claim's revision is read with the revisions asked beside it (a ledger batch's claims in one
+ * query), and only a taken reference's claim is read, for the withdrawal it names.
+ */
 const refuseTakenReference = async (services: WithdrawalServices, referenceStream: string, reference: string) => {
+  if ((await currentRevision(services.store, referenceStream)) === null) return;
   const [claim] = await services.store.readStream(referenceStream, { maxCount: 1 });
   if (!claim) return;
   const { withdrawalId } = toDomainEvent<WithdrawalReferenceClaimed>(claim).data;

@@ -126,6 +126,8 @@ export interface EventStore {
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** current revision of a stream, or null if it has no events */
   streamRevision(stream: string): Promise<bigint | null>;
+  /** current revisions of several streams, in the order asked (null: no events), in one read where the adapter can */
+  streamRevisions(streams: readonly string[]): Promise<(bigint | null)[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** position of the newest event, or 0n when the store is empty */
   headPosition(): Promise<bigint>;

@@ -77,6 +77,18 @@ export const describeEventStoreContract = (
       expect(await store.streamRevision(stream)).toBeNull();
     });
 
+    it('reads the revisions of several streams at once, in the order asked, none for a stream without events', async () => {
+      const category = uniqueCategory();
+      const [one, three, missing] = [`${category}-one`, `${category}-three`, `${category}-missing`];
+      await store.append(one, 'no_stream', [newEvent()]);
+      await store.append(three, 'no_stream', newEvents(3));
+      expect(await store.streamRevisions([three, missing, one, three])).toEqual([2n, null, 0n, 2n]);
+      expect(await store.streamRevisions([])).toEqual([]);
+      // a refused append leaves no trace: the stream still has no revision
+      await expect(store.append(missing, 0n, [newEvent()])).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.streamRevisions([missing])).toEqual([null]);
+    });
+
     it('enforces every kind of expected revision', async () => {
       const stream = `${uniqueCategory()}-1`;
       await expect(store.append(stream, 'stream_exists', [newEvent()])).rejects.toBeInstanceOf(WrongExpectedRevisionError);

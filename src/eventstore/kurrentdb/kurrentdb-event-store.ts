@@ -243,5 +243,8 @@ export const createKurrentDbEventStoreOnClient = (client: KurrentDBClient): Even
     await client.dispose();
   };
 
-  return { append, appendMany, readStream, streamRevision, readAll, headPosition, subscribeToAll, ping, close };
+  /** KurrentDB reads one stream at a time: one read each, side by side */
+  const streamRevisions = (streams: readonly string[]) => Promise.all(streams.map(streamRevision));
+
+  return { append, appendMany, readStream, streamRevision, streamRevisions, readAll, headPosition, subscribeToAll, ping, close };
 };

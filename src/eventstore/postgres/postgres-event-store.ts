@@ -106,6 +106,15 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
     return rows.map(toRecordedEvent);
   };
 
+  const streamRevisions = async (streams: readonly string[]): Promise<(bigint | null)[]> => {
+    const rows = await query<{ stream_id: string; stream_revision: string }>(
+      'select stream_id, revision::text as stream_revision from eventstore.streams where stream_id = any($1::text[]) and revision >= 0',
+      [[...new Set(streams)]],
+    );
+    const revisions = new Map(rows.map((row) => [row.stream_id, BigInt(row.stream_revision)]));
+    return streams.map((stream) => revisions.get(stream) ?? null);
+  };
+
   return {
     changes,
     append: (stream, expectedRevision, events) => {
@@ -115,13 +124,8 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
     appendMany: (appends: StreamAppend[]) => told(appends, appender.append(appends).catch(unavailableOnConnectionFailure)),
     readStream,
     readAll,
-    streamRevision: async (stream) => {
-      const rows = await query<{ stream_revision: string }>(
-        'select revision::text as stream_revision from eventstore.streams where stream_id = $1 and revision >= 0',
-        [stream],
-      );
-      return rows[0] ? BigInt(rows[0].stream_revision) : null;
-    },
+    streamRevision: async (stream) => (await streamRevisions([stream]))[0]!,
+    streamRevisions,
     headPosition,
     subscribeToAll: (options = {}) => {
       // the notifications counted before the last read: one that arrived during it means read again at once
