@@ -13,6 +13,9 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { createLogger } from '../../src/log.js';
 import { WatcherCheckpoints } from '../../src/processes/deposit-watcher/checkpoint.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from '../../src/processes/deposit-watcher/event-follower.js';
+import { FOLLOWED_CATEGORIES, FollowedEventsReader } from '../../src/processes/deposit-watcher/followed-events.js';
+import type { EventStore } from '../../src/eventstore/port.js';
+import { waitUntil } from '../support/webhook-receiver.js';
 import { ChainWatcher, WatcherLockSession } from '../../src/processes/deposit-watcher/index.js';
 import { startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
@@ -91,8 +94,12 @@ describe('deposit watcher checkpoints', () => {
     return { account, walletIndex, detected, verdict, appended: () => appended };
   };
 
-  const follower = (withCheckpoints: boolean, chainId = ETHEREUM) =>
-    new ChainEventFollower(findChain(chainId)!, infrastructure.store, wallets, withCheckpoints ? new WatcherCheckpoints(infrastructure.db, chainId) : undefined);
+  const follower = (withCheckpoints: boolean, chainId = ETHEREUM, reader = new FollowedEventsReader(infrastructure.store)) =>
+    new ChainEventFollower(findChain(chainId)!, reader, wallets, withCheckpoints ? new WatcherCheckpoints(infrastructure.db, chainId) : undefined);
+  const savedCheckpoint = async (chainId: string) => ({
+    position: (await sql<{ position: string }>`select position::text as position from chain_watcher_checkpoints where chain_id = ${chainId}`.execute(infrastructure.db)).rows[0]?.position,
+    users: (await sql<{ user: string }>`select external_user_id as user from chain_watcher_addresses where chain_id = ${chainId} and org_id = ${orgId} order by 1`.execute(infrastructure.db)).rows.map((row) => row.user),
+  });
 
   const legacyTx = `0x${'1e'.repeat(32)}`;
   const probes: BlockTransfer[] = [
@@ -229,6 +236,159 @@ describe('deposit watcher checkpoints', () => {
     expect(knowledge(restarted, probes)).toEqual(knowledge(fromZero, probes));
     expect(restarted.unconfirmed.has(`${ETHEREUM}:0xd6:0`)).toBe(true);
     expect(restarted.unconfirmed.has(`${ETHEREUM}:0xd4:0`)).toBe(false);
+  });
+
+  it('followers of several chains sharing one reader each know what one alone from 0 knows; every event is read once', async () => {
+    const events = history();
+    await events.account(ETHEREUM, 'erin', '0xE41E000000000000000000000000000000000E41E');
+    await events.account(XRP, 'xrp-4', 'rOrgAddress', '1004');
+    await events.detected(TRON, '0xt3', 0);
+    // one chain starts from a checkpoint, the others from 0: the reader reads from the lowest position
+    const saved = follower(true, TRON);
+    await saved.refresh();
+    await saved.saveCheckpoint(new Date());
+    await events.account(TRON, 'tron-2', 'TTronAddress2');
+    await events.detected(ETHEREUM, '0xd7', 0);
+    await events.walletIndex(3);
+
+    const reader = new FollowedEventsReader(infrastructure.store);
+    const shared = [follower(false, ETHEREUM, reader), follower(false, XRP, reader), follower(true, TRON, reader)];
+    await Promise.all(shared.map((each) => each.refresh()));
+    const head = await infrastructure.store.headPosition();
+    // once, but for the events after the checkpoint when its follower joined after the first read began
+    const followed = (await infrastructure.store.readAll({ maxCount: 10_000, filter: { categories: FOLLOWED_CATEGORIES } })).length;
+    expect(reader.eventsRead).toBeGreaterThanOrEqual(followed);
+    expect(reader.eventsRead).toBeLessThanOrEqual(followed + 3);
+    expect(shared[2]!.eventsRead).toBe(3);
+    for (const [index, chainId] of [ETHEREUM, XRP, TRON].entries()) {
+      const alone = follower(false, chainId);
+      await alone.refresh();
+      expect(knowledge(shared[index]!, probes)).toEqual(knowledge(alone, probes));
+      expect(shared[index]!.position).toBe(head);
+    }
+    // a refresh of one moves them all, each new event read once
+    const readBefore = reader.eventsRead;
+    await events.account(XRP, 'xrp-5', 'rOrgAddress', '1005');
+    await events.detected(TRON, '0xt4', 0);
+    await shared[0]!.refresh();
+    expect(reader.eventsRead - readBefore).toBe(2);
+    expect(shared[1]!.watchSet.byTaggedAddress.has('rOrgAddress#1005')).toBe(true);
+    expect(shared[2]!.unconfirmed.has(`${TRON}:0xt4:0`)).toBe(true);
+  });
+
+  it('a save while the shared reader folds more in saves the position it was taken at: the checkpoint is never ahead, and the next save writes the rest', async () => {
+    const events = history();
+    const reader = new FollowedEventsReader(infrastructure.store);
+    const saving = follower(true, ETHEREUM, reader);
+    const other = follower(false, TRON, reader);
+    await events.account(ETHEREUM, 'eve', '0xE7E0000000000000000000000000000000000E7E');
+    await saving.refresh();
+    await saving.saveCheckpoint(new Date());
+    await events.account(ETHEREUM, 'frank', '0xF4A4C000000000000000000000000000000F4A4C');
+    await saving.refresh();
+    const frankAt = saving.position;
+
+    // the save waits on the checkpoint's row while the other follower's refresh folds an account in
+    let release!: () => void;
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holding = infrastructure.db.transaction().execute(async (trx) => {
+      await sql`select 1 from chain_watcher_checkpoints where chain_id = ${ETHEREUM} for update`.execute(trx);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await lockTaken;
+    const save = saving.saveCheckpoint(new Date());
+    try {
+      const saveWaiting = async () =>
+        (await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%chain_watcher_checkpoints%'`.execute(infrastructure.db)).rows[0]!.waiting > 0;
+      await waitUntil(saveWaiting, 30_000, 'the save to wait on the checkpoint row');
+      await events.account(ETHEREUM, 'grace', '0x64ACE000000000000000000000000000000064ACE');
+      await other.refresh();
+      expect(saving.position).toBeGreaterThan(frankAt);
+    } finally {
+      release();
+      await holding;
+      await save;
+    }
+
+    const first = await savedCheckpoint(ETHEREUM);
+    expect(first.position).toBe(frankAt.toString());
+    expect(first.users).toContain('frank');
+    expect(first.users).not.toContain('grace');
+    await saving.saveCheckpoint(new Date());
+    const second = await savedCheckpoint(ETHEREUM);
+    expect(second.position).toBe(saving.position.toString());
+    expect(second.users).toContain('grace');
+    const restarted = follower(true);
+    await restarted.refresh();
+    const fromZero = follower(false);
+    await fromZero.refresh();
+    expect(knowledge(restarted, probes)).toEqual(knowledge(fromZero, probes));
+  });
+
+  it('a stop request ends its waiter at once; the shared read ends between two batches once nobody waits, each follower at the last batch it took', async () => {
+    await infrastructure.store.appendMany(
+      Array.from({ length: 1100 }, (_, offset) => ({
+        stream: streams.derivationOwner(wallets.space, orgId, `bulk-${offset}`),
+        expectedRevision: 'no_stream' as const,
+        events: [{ id: randomUUID(), type: 'DerivationIndexAssigned', data: { space: wallets.space, index: 100 + offset, orgId, owner: `bulk-${offset}`, assignedAt: meta.at }, metadata: meta }],
+      })),
+    );
+    // the store's reads wait at a gate the test opens
+    let reads = 0;
+    let open!: () => void;
+    let gate = new Promise<void>((resolve) => (open = resolve));
+    const gated: EventStore = {
+      ...infrastructure.store,
+      readAll: async (options) => {
+        reads++;
+        await gate;
+        return infrastructure.store.readAll(options);
+      },
+    };
+    const reader = new FollowedEventsReader(gated);
+    const stopping = follower(false, ETHEREUM, reader);
+    const other = follower(false, TRON, reader);
+    const stop = new AbortController();
+    const stopped = stopping.refresh(stop.signal);
+    await waitUntil(() => reads === 1, 30_000, 'the first read');
+    stop.abort(new Error('stopped'));
+    await expect(stopped).rejects.toThrow('stopped');
+    open();
+    await reader.idle();
+    expect(reads).toBe(1);
+    expect(stopping.eventsRead).toBe(1000);
+    expect(other.eventsRead).toBe(0); // not joined yet: it joins at its first refresh
+
+    gate = Promise.resolve();
+    await other.refresh();
+    await stopping.refresh();
+    const fromZero = follower(false);
+    await fromZero.refresh();
+    expect(knowledge(stopping, probes)).toEqual(knowledge(fromZero, probes));
+    expect(stopping.watchSet.serviceWallets.size).toBe(fromZero.watchSet.serviceWallets.size);
+  });
+
+  it('a follower that throws on a batch fails only its own refresh; the others take the batch', async () => {
+    const events = history();
+    await events.account(TRON, 'tron-3', 'TTronAddress3');
+    const reader = new FollowedEventsReader(infrastructure.store);
+    const healthy = follower(false, TRON, reader);
+    const broken = follower(false, ETHEREUM, reader);
+    await healthy.refresh();
+    await broken.refresh();
+    const brokenAt = broken.position;
+    broken.take = () => {
+      throw new Error('cannot fold');
+    };
+    await events.account(TRON, 'tron-4', 'TTronAddress4');
+    await expect(broken.refresh()).rejects.toThrow('cannot fold');
+    await healthy.refresh();
+    expect(broken.position).toBe(brokenAt);
+    const fromZero = follower(false, TRON);
+    await fromZero.refresh();
+    expect(knowledge(healthy, [])).toEqual(knowledge(fromZero, []));
   });
 
   describe('a chain watcher restarted from its checkpoint, crashed before and after the save', () => {

@@ -9,6 +9,7 @@ import type { BlockHeader, BlockTransfer, ChainGateway } from '../../chains/gate
 import { BlockLog, CursorMovedError } from './block-log.js';
 import { WatcherCheckpoints } from './checkpoint.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
+import { FollowedEventsReader } from './followed-events.js';
 import { findForkPoint } from './fork-point.js';
 import type { TransferKey } from './legacy-log-deposits.js';
 import type { WatcherLockSession } from './lock-session.js';
@@ -32,6 +33,8 @@ export interface ChainWatcherOptions {
   pollIntervalMs: number;
   /** the organizations' own wallets on the chain, whose transfers (gas top-ups) are never deposits */
   organizationWalletsAt?: (chain: ChainDefinition) => OrganizationWalletsAt;
+  /** the reader of the followed events the process's watchers share (default: one of its own) */
+  events?: FollowedEventsReader;
   /** how often a standby watcher tries to become the active one */
   standbyRetryMs?: number;
   /** blocks scanned in one step before the watcher looks at stop requests and confirmations again */
@@ -74,7 +77,7 @@ export class ChainWatcher {
     this.blockLog = new BlockLog(options.db, this.chainId);
     this.follower = new ChainEventFollower(
       options.gateway.chain,
-      options.services.store,
+      options.events ?? new FollowedEventsReader(options.services.store),
       options.organizationWalletsAt?.(options.gateway.chain),
       new WatcherCheckpoints(options.db, this.chainId),
     );

@@ -50,6 +50,17 @@ export class FollowerChanges {
     this.unconfirmed.set(depositKey(ref), { ref, deposit });
   }
 
+  /** these changes with `later` over them (each entry's last value wins) */
+  followedBy(later: FollowerChanges): FollowerChanges {
+    const merged = new FollowerChanges();
+    for (const changes of [this, later]) {
+      for (const entry of changes.watched.values()) merged.watch(entry);
+      for (const { ref, deposit } of changes.unconfirmed.values()) merged.deposit(ref, deposit);
+      merged.legacyLogDeposits.push(...changes.legacyLogDeposits);
+    }
+    return merged;
+  }
+
   get empty(): boolean {
     return this.watched.size === 0 && this.unconfirmed.size === 0 && this.legacyLogDeposits.length === 0;
   }

@@ -1,14 +1,12 @@
-import { streamCategories } from '../../domain/streams.js';
-import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { depositKey, type DepositDetails } from '../../domain/deposit/deposit.js';
 import { FollowerChanges, type FollowerSnapshot, type WatcherCheckpoints } from './checkpoint.js';
+import type { FollowedEventsConsumer, FollowedEventsReader } from './followed-events.js';
 import { LegacyLogDeposits } from './legacy-log-deposits.js';
 import { applyDepositEvent, type DepositEventSeen, type UnconfirmedDeposits } from './unconfirmed.js';
 import { accountEntryKey, addAccount, addressKey, addServiceWallet, emptyWatchSet, type AccountOpened, type WatchSet } from './watch-set.js';
 
-const BATCH = 1000;
-const CATEGORIES = [streamCategories.account, streamCategories.deposit, streamCategories.derivationOwner];
 /** events read since the last save after which a save is due even when none of them changed the state (the position alone moves) */
 const POSITION_ONLY_SAVE_EVENTS = 1000;
 
@@ -19,24 +17,27 @@ export type OrganizationWalletsAt = { space: string; addressesAt(index: number):
  * What one chain's watcher knows from the event store, not from a read model: the deposit accounts
  * of its chain (account events), its unconfirmed deposits and its EVM token deposits keyed the old
  * way (deposit events), followed from its
- * own position. An address is handed out (its event appended) before anyone can pay to it, and a
- * reader never moves past a position a still-open append can fill (ARCHITECTURE invariant 6), so
- * a refresh made before a block is scanned knows every address that block can pay.
+ * own position. The events come from a reader the process's watchers share (FollowedEventsReader),
+ * which hands every batch to every follower: the state moves whenever any of them refreshes, always
+ * from one event to the next. An address is handed out (its event appended) before anyone can pay
+ * to it, and a reader never moves past a position a still-open append can fill (ARCHITECTURE
+ * invariant 6), so a refresh made before a block is scanned knows every address that block can pay.
  *
  * With a checkpoint store, its first refresh starts from the saved state and reads only the events
  * after its position; saveCheckpoint() writes what changed since. The state is a fold of the events
  * up to the position and nothing else, so a save can come before or after any work on the chain.
  */
-export class ChainEventFollower {
+export class ChainEventFollower implements FollowedEventsConsumer {
   readonly watchSet: WatchSet;
   readonly unconfirmed: UnconfirmedDeposits = new Map();
   /** EVM token deposits recorded under their log's index in the block (before keys within the transaction) */
   readonly legacyLogDeposits: LegacyLogDeposits;
-  /** events read from the store by this follower: after a start from a checkpoint, only those after it */
+  /** events folded in by this follower: after a start from a checkpoint, only those after it */
   eventsRead = 0;
   /** the position of the checkpoint it started from (null: none, it read from position 0) */
   startedFrom: bigint | null = null;
-  private position = 0n;
+  private folded = 0n;
+  private loading: Promise<void> | null = null;
   private loaded = false;
   private savedPosition = 0n;
   private eventsSinceSave = 0;
@@ -44,7 +45,7 @@ export class ChainEventFollower {
 
   constructor(
     private readonly chain: ChainDefinition,
-    private readonly store: EventStore,
+    private readonly events: FollowedEventsReader,
     private readonly organizationWallets?: OrganizationWalletsAt,
     private readonly checkpoints?: WatcherCheckpoints,
   ) {
@@ -52,22 +53,34 @@ export class ChainEventFollower {
     this.legacyLogDeposits = new LegacyLogDeposits(chain.id, chain.family);
   }
 
+  /** the position the state is folded up to */
+  get position(): bigint {
+    return this.folded;
+  }
+
   /**
-   * reads every account and deposit event appended since the last refresh (the first: since the
-   * checkpoint); a stop request ends it between two batches (it throws the signal's reason), with
-   * the position at the last event applied
+   * takes every account and deposit event appended before the call (the first: loads the checkpoint
+   * first); a stop request ends the wait at once (it throws the signal's reason), the state standing
+   * at the last batch taken
    */
   async refresh(signal?: AbortSignal): Promise<void> {
-    if (!this.loaded) await this.load();
-    for (;;) {
-      signal?.throwIfAborted();
-      const batch = await this.store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: CATEGORIES } });
-      for (const event of batch) this.apply(event);
-      this.eventsRead += batch.length;
-      this.eventsSinceSave += batch.length;
-      if (batch.length > 0) this.position = batch[batch.length - 1]!.position;
-      if (batch.length < BATCH) return;
+    signal?.throwIfAborted();
+    if (!this.loaded) await (this.loading ??= this.load().finally(() => (this.loading = null)));
+    await this.events.readToHead(this, signal);
+  }
+
+  /** a batch the shared reader read: the events after this follower's position folded in */
+  take(batch: readonly RecordedEvent[]): void {
+    let taken = 0;
+    for (const event of batch) {
+      if (event.position <= this.folded) continue;
+      this.apply(event);
+      taken++;
     }
+    this.eventsRead += taken;
+    this.eventsSinceSave += taken;
+    const last = batch[batch.length - 1]?.position;
+    if (last !== undefined && last > this.folded) this.folded = last;
   }
 
   /**
@@ -75,19 +88,31 @@ export class ChainEventFollower {
    * went by): the active watcher calls it, holding the chain's lock.
    */
   async saveCheckpoint(now: Date): Promise<void> {
-    if (!this.checkpoints || !this.loaded || this.position === this.savedPosition) return;
+    if (!this.checkpoints || !this.loaded || this.folded === this.savedPosition) return;
     if (this.changes.empty && this.eventsSinceSave < POSITION_ONLY_SAVE_EVENTS) return;
-    // saved, or another watcher saved at or past this position: either way the table holds all of it
-    await this.checkpoints.save(this.position, this.changes, now);
+    // the position and its changes taken together: the shared reader may fold more in during the save
+    const position = this.folded;
+    const changes = this.changes;
+    const eventsSaved = this.eventsSinceSave;
     this.changes = new FollowerChanges();
-    this.savedPosition = this.position;
     this.eventsSinceSave = 0;
+    try {
+      // saved, or another watcher saved at or past this position: either way the table holds all of it
+      await this.checkpoints.save(position, changes, now);
+    } catch (error) {
+      // not saved: the next save writes these changes too, under those folded in since
+      this.changes = changes.followedBy(this.changes);
+      this.eventsSinceSave += eventsSaved;
+      throw error;
+    }
+    this.savedPosition = position;
   }
 
   private async load(): Promise<void> {
     const snapshot = this.checkpoints ? await this.checkpoints.load() : null;
     if (snapshot) this.restore(snapshot);
     this.loaded = true;
+    this.events.join(this);
   }
 
   private restore(snapshot: FollowerSnapshot): void {
@@ -97,7 +122,7 @@ export class ChainEventFollower {
     }
     for (const deposit of snapshot.unconfirmed) this.unconfirmed.set(depositKey(deposit.ref), deposit);
     this.legacyLogDeposits.restore(snapshot.legacyLogDeposits);
-    this.position = snapshot.position;
+    this.folded = snapshot.position;
     this.savedPosition = snapshot.position;
     this.startedFrom = snapshot.position;
   }

@@ -5,6 +5,7 @@ import type { PoolTarget } from '../../db/pool.js';
 import type { Logger } from '../../log.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import { ChainWatcher, type ChainWatcherOptions } from './chain-watcher.js';
+import { FollowedEventsReader } from './followed-events.js';
 import { WatcherLockSession } from './lock-session.js';
 
 export { ChainWatcher, type ChainWatcherOptions, type WatcherState } from './chain-watcher.js';
@@ -14,7 +15,7 @@ export { WatcherLockSession } from './lock-session.js';
 export interface ChainWatchers {
   readonly watchers: readonly ChainWatcher[];
   start(): void;
-  /** each watcher finishes its block in flight; then the lock session ends */
+  /** each watcher finishes its block in flight, the shared read its batch in flight; then the lock session ends */
   stop(): Promise<void>;
 }
 
@@ -25,7 +26,7 @@ export interface ChainWatchers {
  */
 export const watcherPollIntervalMs = (blockTimeMs: number): number => Math.min(1000, Math.max(50, Math.floor(blockTimeMs / 2)));
 
-/** One watcher per chain that has a gateway, sharing one advisory-lock session. */
+/** One watcher per chain that has a gateway, sharing one advisory-lock session and one reader of the events they follow. */
 export const createChainWatchers = (options: {
   gateways: readonly ChainGateway[];
   services: DepositServices;
@@ -36,6 +37,7 @@ export const createChainWatchers = (options: {
   organizationWalletsAt?: ChainWatcherOptions['organizationWalletsAt'];
 }): ChainWatchers => {
   const locks = new WatcherLockSession(options.database, options.logger);
+  const events = new FollowedEventsReader(options.services.store);
   const watchers = options.gateways.map(
     (gateway) =>
       new ChainWatcher({
@@ -43,6 +45,7 @@ export const createChainWatchers = (options: {
         services: options.services,
         db: options.db,
         locks,
+        events,
         logger: options.logger,
         pollIntervalMs: options.pollIntervalMs,
         organizationWalletsAt: options.organizationWalletsAt,
@@ -53,6 +56,7 @@ export const createChainWatchers = (options: {
     start: () => watchers.forEach((watcher) => watcher.start()),
     stop: async () => {
       await Promise.all(watchers.map((watcher) => watcher.stop()));
+      await events.idle();
       await locks.close();
     },
   };
