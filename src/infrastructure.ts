@@ -17,12 +17,26 @@ import { sweeperMigrations } from './processes/sweeper/migrations/index.js';
 import { withdrawalProcessorMigrations } from './processes/withdrawal-processor/migrations/index.js';
 import { loadKeyring, type Keyring } from './security/keyring.js';
 
-/** The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place. */
-export interface Infrastructure {
-  databaseTarget: PoolTarget;
+/** One role's connections to the database, and the event store reading on them. */
+export interface RoleConnections {
   pool: pg.Pool;
   db: ReturnType<typeof createDatabase>;
   store: EventStore;
+}
+
+/**
+ * The stores and keys every entry point (server, CLI, tests) works with, opened and closed in one place.
+ * `pool`, `db` and `store` are the request path's (and the CLI's); `roles` holds the background's own
+ * pools, so a request never waits in their queue, nor they in its.
+ */
+export interface Infrastructure extends RoleConnections {
+  databaseTarget: PoolTarget;
+  roles: {
+    /** the projections' reads and the webhook dispatcher (DATABASE_READ_SIDE_POOL_SIZE) */
+    readSide: RoleConnections;
+    /** deposit watchers, sweepers, withdrawal processors and the devnet (DATABASE_WORKERS_POOL_SIZE) */
+    workers: RoleConnections;
+  };
   eventStoreKind: 'postgres' | 'kurrentdb';
   keyring: Keyring;
   /** the only holder of private keys; null in production without LEDGERGATE_SIGNER_MNEMONIC (no chain can run) */
@@ -48,11 +62,20 @@ export const migrateServiceTables = async (pool: pg.Pool): Promise<string[]> => 
 const openEventStore = async (config: Config, pool: pg.Pool, target: PoolTarget, logger: Logger) => {
   if (config.EVENTSTORE_URL) {
     const { createKurrentDbEventStore } = await import('./eventstore/kurrentdb/kurrentdb-event-store.js');
-    return { store: createKurrentDbEventStore(config.EVENTSTORE_URL), kind: 'kurrentdb' as const };
+    const store = createKurrentDbEventStore(config.EVENTSTORE_URL);
+    // KurrentDB reads over its own client: every role shares it
+    return { store, kind: 'kurrentdb' as const, readingOn: (): EventStore => store };
   }
   await migrateToLatest(pool, eventStoreMigrations);
-  return { store: createPostgresEventStore({ pool, listenConfig: target, logger }), kind: 'postgres' as const };
+  const store = createPostgresEventStore({ pool, listenConfig: target, logger });
+  return { store, kind: 'postgres' as const, readingOn: (rolePool: pg.Pool): EventStore => store.readingOn(rolePool) };
 };
+
+const answers = (pool: pg.Pool): Promise<boolean> =>
+  pool.query('select 1').then(
+    () => true,
+    () => false,
+  );
 
 /** Connects to a PostgreSQL (read models, and events unless EVENTSTORE_URL), migrating it first. */
 export const connectInfrastructure = async (
@@ -63,38 +86,42 @@ export const connectInfrastructure = async (
   onClose: () => Promise<unknown> = async () => undefined,
 ): Promise<Infrastructure> => {
   const pool = createPool(target, { max: config.DATABASE_POOL_SIZE, purpose });
+  const readSidePool = createPool(target, { max: config.DATABASE_READ_SIDE_POOL_SIZE, purpose: `${purpose}:read-side` });
+  const workersPool = createPool(target, { max: config.DATABASE_WORKERS_POOL_SIZE, purpose: `${purpose}:workers` });
+  const pools = [pool, readSidePool, workersPool];
+  const endPools = () => Promise.all(pools.map((each) => each.end().catch(() => undefined)));
   try {
     const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, auditKey: config.LEDGERGATE_AUDIT_KEY, dataDir: config.dataDir, isProduction: config.isProduction });
     const mnemonic = await loadSignerMnemonic({ mnemonic: config.LEDGERGATE_SIGNER_MNEMONIC, dataDir: config.dataDir, isProduction: config.isProduction });
-    const { store, kind } = await openEventStore(config, pool, target, logger);
+    const { store, kind, readingOn } = await openEventStore(config, pool, target, logger);
+    const role = (rolePool: pg.Pool): RoleConnections => ({ pool: rolePool, db: createDatabase(rolePool), store: readingOn(rolePool) });
     const applied = await migrateServiceTables(pool);
     if (applied.length > 0) logger.info('read models migrated', { applied });
+    let closing: Promise<void> | null = null;
+    const closeOnce = async () => {
+      await store.close().catch((error: unknown) => logger.warn('closing the event store failed', { error }));
+      await endPools();
+      await onClose();
+    };
     return {
       databaseTarget: target,
       pool,
       db: createDatabase(pool),
       store,
+      roles: { readSide: role(readSidePool), workers: role(workersPool) },
       eventStoreKind: kind,
       keyring,
       signer: mnemonic === null ? null : createSigner(mnemonic),
+      /** each store, and each role's pool, answers */
       health: async () => {
-        const [eventStore, readModels] = await Promise.all([
-          store.ping(),
-          pool.query('select 1').then(
-            () => true,
-            () => false,
-          ),
-        ]);
-        return { eventStore, readModels };
+        const [eventStore, readModels, readSidePoolAnswers, workersPoolAnswers] = await Promise.all([store.ping(), answers(pool), answers(readSidePool), answers(workersPool)]);
+        return { eventStore, readModels, readSidePool: readSidePoolAnswers, workersPool: workersPoolAnswers };
       },
-      close: async () => {
-        await store.close().catch((error: unknown) => logger.warn('closing the event store failed', { error }));
-        await pool.end().catch(() => undefined);
-        await onClose();
-      },
+      /** the event store, then every pool, then `onClose`; a second call waits for the first */
+      close: () => (closing ??= closeOnce()),
     };
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await endPools();
     await onClose().catch(() => undefined);
     throw error;
   }

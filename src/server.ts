@@ -79,12 +79,12 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     clock,
     addresses: createDepositAddressBook(infrastructure.signer ?? signerMissing),
   };
+  // background work reads on pools of its own (Infrastructure.roles): requests never queue behind it
+  const { readSide, workers } = infrastructure.roles;
   const projections = allProjections();
-  const runners = projections.map(
-    (projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }),
-  );
+  const runners = projections.map((projection) => new ProjectionRunner({ projection, store: readSide.store, database: infrastructure.databaseTarget, logger }));
   const dispatcher = new WebhookDispatcher({
-    db: infrastructure.db,
+    db: readSide.db,
     listen: infrastructure.databaseTarget,
     encryptionKey: infrastructure.keyring.encryptionKey,
     refuseInternalAddresses: config.isProduction,
@@ -92,21 +92,21 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     logger,
   });
   // CONTRACT §8: outside production every chain runs on the devnet (its endpoints, its block producer)
-  const devnet = config.isProduction ? null : createDevnet({ db: infrastructure.db, clock, blockTimeMs: config.DEVNET_BLOCK_TIME_MS, logger });
+  const devnet = config.isProduction ? null : createDevnet({ db: workers.db, clock, blockTimeMs: config.DEVNET_BLOCK_TIME_MS, logger });
   // CHAINS_CONFIG: configured chains run on their nodes (the signer must hold their keys), the rest on the devnet outside production
   checkConfiguredKeys(config.chains, infrastructure.signer);
   const availability = chainAvailability(config);
   const runningChains = CHAINS.filter((chain) => availability.isChainRunning(chain.id)).map((chain) => availability.definitionOf(chain));
   // Bitcoin over Core's RPC keeps no address index: the service's own outputs come from its history
-  const nodeGateways = createNodeGateways(runningChains, config.chains, logger, { bitcoinOwnOutputs: bitcoinOwnOutputs(infrastructure.db) });
+  const nodeGateways = createNodeGateways(runningChains, config.chains, logger, { bitcoinOwnOutputs: bitcoinOwnOutputs(workers.db) });
   /** the gateway of a running chain (its nodes', or the devnet's), shared by the API and the workers */
   const gateways: GatewayLookup = (chainId) =>
     nodeGateways.get(chainId) ?? (devnet && chainBackend(config, chainId) === 'devnet' ? devnet.gateway(chainId) : undefined);
   // deposits in: one watcher per running chain over its gateway
   const watchers = createChainWatchers({
     gateways: runningChains.flatMap((chain) => gateways(chain.id) ?? []),
-    services: { store: infrastructure.store, clock },
-    db: infrastructure.db,
+    services: { store: workers.store, clock },
+    db: workers.db,
     database: infrastructure.databaseTarget,
     logger,
     pollIntervalMs: watcherPollIntervalMs(config.DEVNET_BLOCK_TIME_MS),
@@ -124,17 +124,17 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   const organizationWallets = infrastructure.signer ? createOrganizationWallets({ store: infrastructure.store, clock, signer: infrastructure.signer }) : null;
   // sweeps: confirmed deposits on EVM and Tron chains move to the organization's settlement wallet
   const sweepers = organizationWallets
-    ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger, stuck: stuckTransactions })
-    : createSweepers({ chains: [], gateways, signer: null, wallets: { walletsOf: () => Promise.reject(new Error('no signer')) }, store: infrastructure.store, clock, db: infrastructure.db, database: infrastructure.databaseTarget, logger });
+    ? createSweepers({ chains: runningChains, gateways, signer: infrastructure.signer, wallets: organizationWallets, store: workers.store, clock, db: workers.db, database: infrastructure.databaseTarget, logger, stuck: stuckTransactions })
+    : createSweepers({ chains: [], gateways, signer: null, wallets: { walletsOf: () => Promise.reject(new Error('no signer')) }, store: workers.store, clock, db: workers.db, database: infrastructure.databaseTarget, logger });
   // withdrawals out: one processor per running chain signs, records, broadcasts and follows them
   const withdrawalProcessors = createWithdrawalProcessors({
     chains: runningChains,
     gateways,
     signer: infrastructure.signer,
     wallets: organizationWallets,
-    store: infrastructure.store,
+    store: workers.store,
     clock,
-    db: infrastructure.db,
+    db: workers.db,
     database: infrastructure.databaseTarget,
     logger,
     stuck: stuckTransactions,

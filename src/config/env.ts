@@ -46,7 +46,12 @@ export const envSchema = z.object({
     .optional(),
   /** BIP39 mnemonic of the signer (the only private keys); generated under DATA_DIR outside production */
   LEDGERGATE_SIGNER_MNEMONIC: z.string().min(1).optional(),
+  /** connections of the request path's pool (API reads, the CLI) */
   DATABASE_POOL_SIZE: positiveInt(10),
+  /** connections of the read side's pool: the projections' reads and the webhook dispatcher */
+  DATABASE_READ_SIDE_POOL_SIZE: positiveInt(12),
+  /** connections of the background workers' pool: deposit watchers, sweepers, withdrawal processors, the devnet */
+  DATABASE_WORKERS_POOL_SIZE: positiveInt(16),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
 });
 

@@ -16,9 +16,22 @@ describe('configuration (CONTRACT §1)', () => {
       LOGIN_RATE_LIMIT_PER_MINUTE: 10,
       DEVNET_BLOCK_TIME_MS: 2000,
       WEBHOOK_RETRY_DELAYS_MS: [5000, 25000, 120000, 600000, 3600000],
+      DATABASE_POOL_SIZE: 10,
+      DATABASE_READ_SIDE_POOL_SIZE: 12,
+      DATABASE_WORKERS_POOL_SIZE: 16,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.EVENTSTORE_URL).toBeUndefined();
+  });
+
+  it('sizes the pools per role well inside the embedded server’s 200 connections', () => {
+    const config = loadConfig({});
+    const pooled = config.DATABASE_POOL_SIZE + config.DATABASE_READ_SIDE_POOL_SIZE + config.DATABASE_WORKERS_POOL_SIZE;
+    // beside them a process holds about 40 sessions of its own (a lock session per projection and
+    // worker, LISTEN sessions, two for appends): two processes and a CLI still fit
+    expect(pooled).toBeLessThanOrEqual(40);
+    expect(() => loadConfig({ DATABASE_WORKERS_POOL_SIZE: '0' })).toThrow(/DATABASE_WORKERS_POOL_SIZE/);
+    expect(() => loadConfig({ DATABASE_READ_SIDE_POOL_SIZE: 'many' })).toThrow(/DATABASE_READ_SIDE_POOL_SIZE/);
   });
 
   it('reads every variable, treating empty ones as unset', () => {

@@ -45,15 +45,18 @@ export interface PostgresEventStoreOptions {
   logger: Logger;
 }
 
-/** The default event store: PostgreSQL, schema `eventstore` (see its migration for the ordering argument). */
-export const createPostgresEventStore = ({ pool, listenConfig, logger }: PostgresEventStoreOptions): EventStore => {
-  const notifications = new AppendNotifications(listenConfig, logger);
-  // Appends get connections of their own: one batch is written at a time, and it must not wait in
-  // the shared pool's queue behind the reads of every request in flight (that wait, not the commit,
-  // is what would set the pace of every ledger).
-  const appendPool = createPool(listenConfig, { max: 2, purpose: 'eventstore-append' });
-  const appender = new GroupCommitAppender(appendPool);
+/** The PostgreSQL event store, and the same store reading on another pool (see readingOn). */
+export interface PostgresEventStore extends EventStore {
+  /**
+   * This store with its reads (and subscriptions' reads) on `pool`: one role's reads never wait
+   * in another role's queue. Appends, notifications and the change feed stay this store's own;
+   * closing the view closes nothing (this store, and the pool's owner, close them).
+   */
+  readingOn(pool: pg.Pool): EventStore;
+}
 
+/** The reads of the store, each a query on `pool`. */
+const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
   const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
     const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
     return result.rows;
@@ -63,25 +66,6 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
     const rows = await query<{ head: string | null }>('select max(position)::text as head from eventstore.events', []);
     return BigInt(rows[0]?.head ?? 0);
   };
-
-  const changes = new StreamChangeFeed(
-    listenConfig,
-    {
-      head: headPosition,
-      changedAfter: async (position, categories, limit) => {
-        const rows = await query<{ stream_id: string; position: string }>(
-          `select stream_id, position::text as position from eventstore.events
-            where category = any($2::text[]) and position > $1::bigint order by position limit $3`,
-          [position.toString(), categories, limit],
-        );
-        return rows.map((row) => ({ stream: row.stream_id, position: BigInt(row.position) }));
-      },
-    },
-    logger,
-  );
-  /** this process's followers hear of its own appends before the caller does (written or not: a failed one may be) */
-  const told = <Result>(appends: StreamAppend[], appending: Promise<Result>) =>
-    appending.finally(() => changes.appended(appends.map(({ stream }) => stream)));
 
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
     const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
@@ -116,18 +100,13 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
   };
 
   return {
-    changes,
-    append: (stream, expectedRevision, events) => {
-      const appends = [{ stream, expectedRevision, events }];
-      return told(appends, appender.append(appends).catch(unavailableOnConnectionFailure));
-    },
-    appendMany: (appends: StreamAppend[]) => told(appends, appender.append(appends).catch(unavailableOnConnectionFailure)),
-    readStream,
-    readAll,
-    streamRevision: async (stream) => (await streamRevisions([stream]))[0]!,
-    streamRevisions,
+    query,
     headPosition,
-    subscribeToAll: (options = {}) => {
+    readAll,
+    readStream,
+    streamRevision: async (stream: string) => (await streamRevisions([stream]))[0]!,
+    streamRevisions,
+    subscribeToAll: (options: Parameters<EventStore['subscribeToAll']>[0] = {}) => {
       // the notifications counted before the last read: one that arrived during it means read again at once
       let seenBeforeRead = notifications.count;
       return pollingSubscription(
@@ -149,10 +128,57 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
         return false;
       }
     },
+  };
+};
+
+/** The default event store: PostgreSQL, schema `eventstore` (see its migration for the ordering argument). */
+export const createPostgresEventStore = ({ pool, listenConfig, logger }: PostgresEventStoreOptions): PostgresEventStore => {
+  const notifications = new AppendNotifications(listenConfig, logger);
+  // Appends get connections of their own: one batch is written at a time, and it must not wait in
+  // the shared pool's queue behind the reads of every request in flight (that wait, not the commit,
+  // is what would set the pace of every ledger).
+  const appendPool = createPool(listenConfig, { max: 2, purpose: 'eventstore-append' });
+  const appender = new GroupCommitAppender(appendPool);
+  const { query, ...reads } = readsOn(pool, notifications);
+
+  const changes = new StreamChangeFeed(
+    listenConfig,
+    {
+      head: reads.headPosition,
+      changedAfter: async (position, categories, limit) => {
+        const rows = await query<{ stream_id: string; position: string }>(
+          `select stream_id, position::text as position from eventstore.events
+            where category = any($2::text[]) and position > $1::bigint order by position limit $3`,
+          [position.toString(), categories, limit],
+        );
+        return rows.map((row) => ({ stream: row.stream_id, position: BigInt(row.position) }));
+      },
+    },
+    logger,
+  );
+  /** this process's followers hear of its own appends before the caller does (written or not: a failed one may be) */
+  const told = <Result>(appends: StreamAppend[], appending: Promise<Result>) =>
+    appending.finally(() => changes.appended(appends.map(({ stream }) => stream)));
+
+  const store: EventStore = {
+    changes,
+    append: (stream, expectedRevision, events) => {
+      const appends = [{ stream, expectedRevision, events }];
+      return told(appends, appender.append(appends).catch(unavailableOnConnectionFailure));
+    },
+    appendMany: (appends: StreamAppend[]) => told(appends, appender.append(appends).catch(unavailableOnConnectionFailure)),
+    ...reads,
     close: async () => {
       await changes.close();
       await notifications.close();
       await appendPool.end().catch(() => undefined);
+    },
+  };
+  return {
+    ...store,
+    readingOn: (readPool) => {
+      const { query: _query, ...viewReads } = readsOn(readPool, notifications);
+      return { ...store, ...viewReads, close: async () => undefined };
     },
   };
 };
