@@ -5,7 +5,8 @@
  * events: five events each, decided by the real deciders), then times
  *   (a) live catch-up of the withdrawals, balances, audit-streams, accounts, deposits and sweepQueue
  *       projections, side by side (each a ProjectionRunner, as the service runs them);
- *   (b) rebuildProjection of each, one after the other;
+ *   (b) rebuildProjection of each, one after the other, then all of them together (one read pass,
+ *       as `ledgergate projections rebuild` does);
  *   (c) the real webhook dispatcher sending the outbox those projections filled (capped at
  *       BENCH_WEBHOOKS deliveries) to a local keep-alive HTTP receiver.
  * Prints figures only; nothing asserts timing.
@@ -28,7 +29,7 @@ import { createLogger } from '../src/log.js';
 import { accountsProjection } from '../src/projections/accounts.js';
 import { auditStreamsProjection } from '../src/projections/audit-streams.js';
 import { balancesProjection } from '../src/projections/balances.js';
-import { rebuildProjection } from '../src/projections/checkpoint.js';
+import { rebuildProjection, rebuildProjections } from '../src/projections/checkpoint.js';
 import { depositsProjection } from '../src/projections/deposits.js';
 import { readModelMigrations } from '../src/projections/migrations/index.js';
 import type { Projection } from '../src/projections/projection.js';
@@ -155,6 +156,12 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
     rows.push([`rebuild ${projection.name}`, num(count), elapsed.toFixed(2), num(Math.round(count / elapsed))]);
     lifecycle.checkpoint();
   }
+  const togetherStarted = performance.now();
+  // five sessions: what the CLI takes with the default pool of ten connections
+  await rebuildProjections(db, store, PROJECTIONS, { sessions: 5 });
+  const togetherElapsed = seconds(togetherStarted);
+  rows.push(['rebuild, all together (one read pass)', num(total), togetherElapsed.toFixed(2), num(Math.round(total / togetherElapsed))]);
+  lifecycle.checkpoint();
 
   progress(`(c) webhook dispatcher → local keep-alive receiver (${num(WEBHOOKS)} deliveries)`);
   const receiver = await startReceiver();

@@ -1,8 +1,7 @@
 import type { Config } from '../config/env.js';
 import { openInfrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';
-import { readCheckpoint, rebuildProjection } from '../projections/checkpoint.js';
-import { inParallel } from '../lib/in-parallel.js';
+import { readCheckpoint, rebuildProjections } from '../projections/checkpoint.js';
 import { allProjections } from '../projections/registry.js';
 import { progressOnStderr } from './progress.js';
 import type { Projection } from '../projections/projection.js';
@@ -19,10 +18,11 @@ const selectProjections = (name: string | undefined): Projection[] => {
 
 /**
  * `ledgergate projections rebuild [name]`: rebuilds each projection from position 0 side by side
- * and swaps it in with one short transaction (see rebuildProjection), whether or not a server is
- * running and serving it. The projections are rebuilt at the same time (each owns its tables and
- * checkpoint, so they do not wait for one another): while one waits for PostgreSQL another decodes
- * and folds its events. The times printed are from the command's start.
+ * and swaps it in with one short transaction (see rebuildProjections), whether or not a server is
+ * running and serving it. The projections are rebuilt together: one read pass over the store feeds
+ * each its own events, and their tables are written on up to half the pool's connections side by
+ * side (the reads need the rest), so while one session waits for PostgreSQL the next batch is
+ * decoded and folded. The times printed are from the command's start.
  */
 export const rebuildCommand = async (config: Config, logger: Logger, name: string | undefined): Promise<number> => {
   const infrastructure = await openInfrastructure(config, logger, 'cli');
@@ -31,17 +31,17 @@ export const rebuildCommand = async (config: Config, logger: Logger, name: strin
     const projections = selectProjections(name);
     const head = await infrastructure.store.headPosition();
     const reached = new Map<string, number>();
+    const applied = () => [...reached.values()].reduce((sum, count) => sum + count, 0);
     const progress = progressOnStderr('rebuild');
-    // each rebuild holds a connection for its tables and borrows another to read events: at
-    // most half the pool rebuilds at once, so the reads always find a connection
-    await inParallel(projections, Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)), async (projection) => {
-      const position = await rebuildProjection(infrastructure.db, infrastructure.store, projection, (at, events) => {
-        reached.set(projection.name, events);
-        progress.update(() => `${[...reached.values()].reduce((sum, count) => sum + count, 0)} events applied; ${projection.name} at position ${at} of ${head}`);
-      });
-      process.stdout.write(`${projection.name}: rebuilt up to position ${position} in ${Date.now() - started} ms\n`);
+    await rebuildProjections(infrastructure.db, infrastructure.store, projections, {
+      sessions: Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)),
+      onProgress: (projection, at, events) => {
+        reached.set(projection, events);
+        progress.update(() => `${applied()} events applied; ${projection} at position ${at} of ${head}`);
+      },
+      onRebuilt: (projection, position) => process.stdout.write(`${projection}: rebuilt up to position ${position} in ${Date.now() - started} ms\n`),
     });
-    progress.done(`done, ${[...reached.values()].reduce((sum, count) => sum + count, 0)} events applied`);
+    progress.done(`done, ${applied()} events applied`);
     process.stdout.write(`${projections.length} projection(s) rebuilt in ${Date.now() - started} ms\n`);
     return 0;
   } finally {

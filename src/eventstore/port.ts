@@ -141,3 +141,14 @@ export const categoryOf = (stream: string): string => {
   const dash = stream.indexOf('-');
   return dash === -1 ? stream : stream.slice(0, dash);
 };
+
+/**
+ * Whether an event passes a filter, as `readAll` applies it: when `categories` is given, the
+ * stream's category is one of them; when `types` is given, the type is one of them (a given empty
+ * list matches nothing).
+ */
+export const matchesEventFilter = (filter: EventFilter | undefined): ((event: Pick<RecordedEvent, 'stream' | 'type'>) => boolean) => {
+  const categories = filter?.categories ? new Set(filter.categories) : undefined;
+  const types = filter?.types ? new Set(filter.types) : undefined;
+  return (event) => (!categories || categories.has(categoryOf(event.stream))) && (!types || types.has(event.type));
+};

@@ -28,7 +28,7 @@ import {
   WrongExpectedRevisionError,
 } from '../errors.js';
 import {
-  categoryOf,
+  matchesEventFilter,
   type EventFilter,
   type EventMetadata,
   type ExpectedRevision,
@@ -170,18 +170,10 @@ export const toServerFilter = (filter: EventFilter | undefined): Filter => {
   return excludeSystemEvents();
 };
 
-/**
- * Exact filter, as the PostgreSQL adapter applies it: no system events; when `categories` is given,
- * the stream's category (the part before the first '-') is one of them; when `types` is given, the
- * type is one of them (a given empty list matches nothing).
- */
+/** Exact filter, as the PostgreSQL adapter applies it (matchesEventFilter), and no system events. */
 export const matchesFilter = (filter: EventFilter | undefined) => {
-  const categories = filter?.categories ? new Set(filter.categories) : undefined;
-  const types = filter?.types ? new Set(filter.types) : undefined;
-  return (event: RecordedEvent): boolean =>
-    !isSystemEvent(event.stream, event.type) &&
-    (!categories || categories.has(categoryOf(event.stream))) &&
-    (!types || types.has(event.type));
+  const matches = matchesEventFilter(filter);
+  return (event: RecordedEvent): boolean => !isSystemEvent(event.stream, event.type) && matches(event);
 };
 
 const errorType = (error: unknown): string | undefined =>

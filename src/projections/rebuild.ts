@@ -1,0 +1,162 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { EventStore, RecordedEvent } from '../eventstore/port.js';
+import { inParallel } from '../lib/in-parallel.js';
+import { lockCheckpoint, readCheckpoint, RESET_CHANNEL } from './checkpoint-row.js';
+import { alreadyApplied, applyEvents, liveOutbox, type Projection } from './projection.js';
+import { REBUILD_BATCH, replay, replayShared } from './rebuild-pass.js';
+import { createShadowTables, dropShadowTables, swapInShadowTables, type ShadowTable } from './shadow-tables.js';
+
+/** A projection being rebuilt: its session (which holds its shadow tables) and how far they are built. */
+interface Rebuilding {
+  projection: Projection;
+  session: Kysely<Database>;
+  shadows: ShadowTable[];
+  /** every event of the projection up to this position is in its shadow tables */
+  reached: bigint;
+  /** events applied so far */
+  events: number;
+}
+
+export interface RebuildOptions {
+  /**
+   * Sessions that hold the shadow tables, at most one per projection (default 1): each takes a
+   * connection of the pool for the whole rebuild, and the reads need another.
+   */
+  sessions?: number;
+  /** after each batch a projection applied: the position reached and its events so far (a CLI shows it) */
+  onProgress?: (projection: string, position: bigint, events: number) => void | Promise<void>;
+  /** a projection's rebuilt tables are swapped in, and its checkpoint stands at `position` */
+  onRebuilt?: (projection: string, position: bigint) => void;
+}
+
+/** Takes `count` connections of the pool, each held until `work` settles. */
+const withSessions = <T>(db: Kysely<Database>, count: number, work: (sessions: Kysely<Database>[]) => Promise<T>): Promise<T> => {
+  const take = (held: Kysely<Database>[]): Promise<T> => (held.length === count ? work(held) : db.connection().execute((session) => take([...held, session])));
+  return take([]);
+};
+
+/**
+ * Runs `work` for each projection, the projections of one session one after the other and the
+ * sessions side by side; a failure is thrown once every session has settled (nothing may still run
+ * on a session when its shadow tables are dropped).
+ */
+const onEachSession = async (rebuilding: readonly Rebuilding[], work: (group: Rebuilding[]) => Promise<void>): Promise<void> => {
+  const groups = new Map<Kysely<Database>, Rebuilding[]>();
+  for (const each of rebuilding) groups.set(each.session, [...(groups.get(each.session) ?? []), each]);
+  await inParallel([...groups.values()], groups.size, work);
+};
+
+const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: RecordedEvent[]) => {
+  each.events += batch.length;
+  await options.onProgress?.(each.projection.name, batch[batch.length - 1]!.position, each.events);
+};
+
+/**
+ * Builds the shadow tables up to each projection's live checkpoint in ONE read pass for all of
+ * them (replayShared), each session committing its projections' share of a read batch in one
+ * transaction; again while a live runner moved on by a batch or more.
+ */
+const buildSideBySide = async (store: Pick<EventStore, 'readAll'>, rebuilding: readonly Rebuilding[], options: RebuildOptions): Promise<void> => {
+  for (let behind = true; behind; ) {
+    const before = rebuilding.map((each) => each.events);
+    const live = await Promise.all(rebuilding.map((each) => readCheckpoint(each.session, each.projection.name)));
+    const readers = rebuilding.map((each, index) => ({ filter: each.projection.filter, from: each.reached, to: live[index]! }));
+    await replayShared(store, readers, async (eventsOf) => {
+      const batchOf = new Map(rebuilding.map((each, index) => [each, eventsOf[index]!]));
+      await onEachSession(rebuilding, async (group) => {
+        const applying = group.filter((each) => batchOf.get(each)!.length > 0);
+        if (applying.length === 0) return;
+        await applying[0]!.session.transaction().execute(async (trx) => {
+          for (const each of applying) await applyEvents(trx, each.projection, batchOf.get(each)!, alreadyApplied);
+        });
+        for (const each of applying) await progressOf(each, options)(batchOf.get(each)!);
+      });
+    });
+    rebuilding.forEach((each, index) => {
+      if (live[index]! > each.reached) each.reached = live[index]!;
+    });
+    behind = rebuilding.some((each, index) => each.events - before[index]! >= REBUILD_BATCH);
+  }
+};
+
+/**
+ * ONE short transaction: locks the checkpoint row (the live runner's next batch waits), replays the
+ * few events applied live since the side-by-side pass, applies those beyond the checkpoint as the
+ * live projection would (their webhooks included), makes the live tables equal to the rebuilt ones
+ * and moves the checkpoint. Answers the position the tables stand at.
+ */
+const swapIn = (store: Pick<EventStore, 'readAll'>, each: Rebuilding, options: RebuildOptions): Promise<bigint> =>
+  each.session.transaction().execute(async (trx) => {
+    const { projection } = each;
+    const progress = progressOf(each, options);
+    const live = await lockCheckpoint(trx, projection.name);
+    await replay(store, projection.filter, { from: each.reached, to: live }, async (batch) => {
+      await applyEvents(trx, projection, batch, alreadyApplied);
+      await progress(batch);
+    });
+    const position = await replay(store, projection.filter, { from: live, to: null }, async (batch) => {
+      await applyEvents(trx, projection, batch, liveOutbox);
+      await progress(batch);
+    });
+    await swapInShadowTables(trx, each.shadows);
+    await trx
+      .updateTable('projection_checkpoints')
+      .set({ position: position.toString(), updated_at: new Date(), rebuilt_at: new Date() })
+      .where('name', '=', projection.name)
+      .execute();
+    // a runner idle in its subscription re-reads the checkpoint (it would otherwise wait for the next event)
+    await sql`select pg_notify(${RESET_CHANNEL}, ${projection.name})`.execute(trx);
+    return position;
+  });
+
+/**
+ * Rebuilds projections from position 0 while the API keeps serving them, and changes no live row
+ * until each one's end. Their tables are built side by side, as temporary copies on the rebuild's
+ * sessions (see shadow-tables.ts), from ONE read pass over the store that feeds every projection
+ * its own events, in order, in batches each committed on its own, up to each projection's live
+ * checkpoint (these events' webhooks are in the outbox already, written with the checkpoint that
+ * covered them, so none is written again). Then each projection is swapped in by its own short
+ * transaction (swapIn). Readers see the old rows until that commit and the rebuilt ones from then
+ * on; the live runner continues from the checkpoint (CheckpointMovedError if it moved). A rebuild
+ * that fails before a projection's swap changes nothing of it. Answers each projection's position.
+ */
+export const rebuildProjections = async (
+  db: Kysely<Database>,
+  store: Pick<EventStore, 'readAll'>,
+  projections: readonly Projection[],
+  options: RebuildOptions = {},
+): Promise<Map<string, bigint>> => {
+  for (const projection of projections) await readCheckpoint(db, projection.name);
+  const count = Math.max(1, Math.min(options.sessions ?? 1, projections.length));
+  return withSessions(db, count, async (sessions) => {
+    const rebuilding: Rebuilding[] = projections.map((projection, index) => ({ projection, session: sessions[index % count]!, shadows: [], reached: 0n, events: 0 }));
+    try {
+      for (const each of rebuilding) each.shadows = await createShadowTables(each.session, each.projection.tables);
+      await buildSideBySide(store, rebuilding, options);
+      const positions = new Map<string, bigint>();
+      await onEachSession(rebuilding, async (group) => {
+        for (const each of group) {
+          const position = await swapIn(store, each, options);
+          positions.set(each.projection.name, position);
+          options.onRebuilt?.(each.projection.name, position);
+        }
+      });
+      return positions;
+    } finally {
+      for (const each of rebuilding) await dropShadowTables(each.session, each.shadows);
+    }
+  });
+};
+
+/** One projection rebuilt alone (rebuildProjections); answers the position its tables stand at. */
+export const rebuildProjection = async (
+  db: Kysely<Database>,
+  store: Pick<EventStore, 'readAll'>,
+  projection: Projection,
+  /** after each batch: the position reached and the events applied so far (a CLI shows it) */
+  onProgress: (position: bigint, events: number) => void | Promise<void> = () => undefined,
+): Promise<bigint> => {
+  const positions = await rebuildProjections(db, store, [projection], { onProgress: (_name, position, events) => onProgress(position, events) });
+  return positions.get(projection.name)!;
+};
