@@ -1,10 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 
-/** A projection's table, by the schema its live copy is in. */
+/** A projection's table, by the schema its live copy is in, and its primary key's columns (null: none). */
 export interface ShadowTable {
   schema: string;
   table: string;
+  key: string[] | null;
 }
 
 const dropShadow = (session: Kysely<Database>, table: string) => sql`drop table if exists ${sql.id('pg_temp', table)}`.execute(session);
@@ -21,29 +22,43 @@ export const createShadowTables = async (session: Kysely<Database>, tables: read
   for (const table of tables) {
     // a copy left on this pooled session by a rebuild that failed would hide the live table below
     await dropShadow(session, table);
-    const { rows } = await sql<{ schema: string }>`
-      select n.nspname as schema from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = quote_ident(${table})::regclass
+    const { rows } = await sql<{ schema: string; key: string[] | null }>`
+      select n.nspname as schema,
+             (select array_agg(a.attname::text order by k.ord) from pg_index i cross join unnest(i.indkey) with ordinality as k (attnum, ord)
+                join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum
+               where i.indrelid = c.oid and i.indisprimary) as key
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = quote_ident(${table})::regclass
     `.execute(session);
-    const schema = rows[0]!.schema;
+    const { schema, key } = rows[0]!;
     await sql`create temporary table ${sql.id(table)} (like ${sql.id(schema, table)} including all)`.execute(session);
-    shadows.push({ schema, table });
+    shadows.push({ schema, table, key });
   }
   return shadows;
 };
 
 /**
+ * `a` and `b` are the same row: byte for byte (`*=`, PostgreSQL's binary row comparison, which
+ * tells 1.0 from 1.00 as the rows' text would), looked up by the primary key where the table has
+ * one (a hash join on the key, then one comparison per row), else by the rows' text.
+ */
+const sameRow = (a: string, b: string, key: string[] | null) =>
+  key === null
+    ? sql`${sql.id(a)}::text = ${sql.id(b)}::text`
+    : sql`${sql.join(key.map((column) => sql`${sql.id(a, column)} = ${sql.id(b, column)}`), sql` and `)} and ${sql.id(a)} *= ${sql.id(b)}`;
+
+/**
  * Makes each live table hold exactly its shadow's rows, in the caller's transaction: the live rows
  * no shadow row equals are deleted, then the shadow rows no live row equals are inserted (rows
- * compared whole, as text). A rebuild that finds what the live projection wrote changes nothing,
+ * compared whole: sameRow). A rebuild that finds what the live projection wrote changes nothing,
  * so the swap costs two anti-joins, and readers (MVCC) see the old rows until the commit and the
  * new ones from then on. The tables' triggers see each row that changed, as a replay's would.
  */
 export const swapInShadowTables = async (trx: Transaction<Database>, shadows: readonly ShadowTable[]): Promise<void> => {
-  for (const { schema, table } of shadows) {
+  for (const { schema, table, key } of shadows) {
     const live = sql.id(schema, table);
     const shadow = sql.id('pg_temp', table);
-    await sql`delete from ${live} as live where not exists (select from ${shadow} as shadow where shadow::text = live::text)`.execute(trx);
-    await sql`insert into ${live} select * from ${shadow} as shadow where not exists (select from ${live} as live where live::text = shadow::text)`.execute(trx);
+    await sql`delete from ${live} as live where not exists (select from ${shadow} as shadow where ${sameRow('shadow', 'live', key)})`.execute(trx);
+    await sql`insert into ${live} select * from ${shadow} as shadow where not exists (select from ${live} as live where ${sameRow('live', 'shadow', key)})`.execute(trx);
   }
 };
 
