@@ -18,6 +18,25 @@ describe('watch set', () => {
     expect([...watchedAddresses(set)]).toEqual(['0x9858EfFD232B4033E47d90003D41EC34EcaEda94']);
   });
 
+  it('the addresses to ask about are a live view of the set, answering as a set of the addresses as handed out', () => {
+    const set = emptyWatchSet('evm');
+    const asked = watchedAddresses(set);
+    expect(asked.size).toBe(0);
+    addAccount(set, { orgId: ORG, chainId: 'eip155:1', externalUserId: 'alice', properties: { address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' } });
+    addAccount(set, { orgId: ORG, chainId: 'eip155:1', externalUserId: 'bob', properties: { address: '0x000000000000000000000000000000000000b0B0' } });
+    addServiceWallet(set, '0x5E771E0000000000000000000000000000000001');
+    expect(asked.size).toBe(2);
+    expect([...asked]).toEqual(['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x000000000000000000000000000000000000b0B0']);
+    expect(new Set(asked)).toEqual(new Set(set.addresses.values()));
+    expect(asked.has('0x9858EfFD232B4033E47d90003D41EC34EcaEda94')).toBe(true);
+    expect(asked.has('0x9858effd232b4033e47d90003d41ec34ecaeda94')).toBe(false); // not as handed out: a copy of the values would not have it either
+    expect(asked.has('0x5E771E0000000000000000000000000000000001')).toBe(false);
+    const seen: string[] = [];
+    asked.forEach((address, key) => seen.push(`${address}=${key}`));
+    expect(seen).toEqual([...asked].map((address) => `${address}=${address}`));
+    expect([...asked.entries()]).toEqual([...asked].map((address) => [address, address]));
+  });
+
   it('Tron: base58 is case-sensitive', () => {
     const set = emptyWatchSet('tron');
     addAccount(set, { orgId: ORG, chainId: 'tron:shasta', externalUserId: 'bob', properties: { address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH' } });

@@ -62,8 +62,43 @@ export const addServiceWallet = (set: WatchSet, address: string): void => {
   set.serviceWallets.add(addressKey(set.family, address));
 };
 
-/** The addresses to ask the gateway about. */
-export const watchedAddresses = (set: WatchSet): ReadonlySet<string> => new Set(set.addresses.values());
+/**
+ * The addresses to ask the gateway about, as handed out: a live view of the set, not a copy, so a
+ * block costs the same however many addresses were ever handed out (the set only grows).
+ */
+class HandedOutAddresses implements ReadonlySet<string> {
+  constructor(private readonly set: WatchSet) {}
+
+  get size(): number {
+    return this.set.addresses.size;
+  }
+
+  has(address: string): boolean {
+    return this.set.addresses.get(addressKey(this.set.family, address)) === address;
+  }
+
+  values(): SetIterator<string> {
+    return this.set.addresses.values();
+  }
+
+  keys(): SetIterator<string> {
+    return this.values();
+  }
+
+  *entries(): SetIterator<[string, string]> {
+    for (const address of this.values()) yield [address, address];
+  }
+
+  forEach(callback: (value: string, key: string, set: ReadonlySet<string>) => void, thisArg?: unknown): void {
+    for (const address of this.values()) callback.call(thisArg, address, address, this);
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.values();
+  }
+}
+
+export const watchedAddresses = (set: WatchSet): ReadonlySet<string> => new HandedOutAddresses(set);
 
 export const attribute = (set: WatchSet, transfer: { from: string; to: string; destinationTag: number | null }): Attribution => {
   const key = addressKey(set.family, transfer.to);
