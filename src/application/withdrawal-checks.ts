@@ -73,8 +73,10 @@ export const checkBounds = (token: TokenDefinition, amount: bigint): void => {
 };
 
 /**
- * EVM and Tron: the organization's gas wallet pays the network fee of a withdrawal; with less
- * native currency there than one transfer of this asset costs, it would only fail later.
+ * EVM and Tron: the organization's gas wallet pays the network fee of a withdrawal, through the
+ * settlement wallet's gas buffer where there is one; with less native currency in both together
+ * than one transfer of this asset costs, it would only fail later. `buffered` (the buffer's
+ * account) is read only when the gas wallet alone falls short.
  */
 export const checkGas = async (
   chain: ChainDefinition,
@@ -83,6 +85,7 @@ export const checkGas = async (
   wallets: OrganizationChainWallets,
   recipient: string,
   amount: bigint,
+  buffered: () => Promise<bigint> = async () => 0n,
 ): Promise<void> => {
   if (wallets.gasAddress === null) return;
   const asset = token.kind === 'native' ? 'native' : token.address;
@@ -90,7 +93,7 @@ export const checkGas = async (
     gateway.balance(wallets.gasAddress, 'native'),
     gateway.estimateFee({ from: wallets.settlementAddress, to: recipient, asset, amount }),
   ]);
-  if (gasWalletBalance < estimate.fee) {
+  if (gasWalletBalance < estimate.fee && gasWalletBalance + (await buffered()) < estimate.fee) {
     throw new DomainError('INSUFFICIENT_GAS', `The ${chain.name} gas wallet ${wallets.gasAddress} cannot pay this withdrawal’s fee: fund it with ${chain.properties.nativeCurrency}`, {
       chainId: chain.id,
       gasWalletBalance: gasWalletBalance.toString(),

@@ -19,6 +19,7 @@ import { loadOrganizationState } from './organization-states.js';
 import { checkExternalUserId } from './deposit-accounts.js';
 import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
+import { loadGasBuffer } from './gas-buffers.js';
 import type { OrganizationServices } from './organizations.js';
 import { onLedger, type LedgerBatcher } from './ledger-batches.js';
 import { currentRevision } from './stream-revisions.js';
@@ -140,7 +141,8 @@ const checkRequest = async (services: WithdrawalServices, organization: ActiveOr
   checkBounds(token, amount);
   if (hasGasWallet(chain)) {
     if (!services.wallets) throw unavailable('Signing');
-    await checkGas(chain, token, gateway, await services.wallets.walletsOf(caller.orgId, chain.id, metadata), input.recipient, amount);
+    const buffered = async () => (await loadGasBuffer(services.store, chain.id, caller.orgId)).state.balance;
+    await checkGas(chain, token, gateway, await services.wallets.walletsOf(caller.orgId, chain.id, metadata), input.recipient, amount, buffered);
   }
   if (chain.family === 'xrp') await checkXrpReserve(chain, gateway, await xrpOrganizationAddress(services.db, caller.orgId, chain.id), input.recipient, amount);
   userOf(organization, caller.userId);

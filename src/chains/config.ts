@@ -12,8 +12,20 @@ import type { Signer } from './signer/signer.js';
 
 const gwei = z.number().positive().max(1_000_000, 'at most 1,000,000 gwei');
 
+/**
+ * EVM, Tron: the settlement wallet's gas buffer (src/processes/withdrawal-processor/gas-buffer.ts):
+ * a top-up from the gas wallet pays for this many withdrawals at the current fee estimate (0: no
+ * buffer, each withdrawal gets exactly its own fee, confirmed before it is sent); the next is sent
+ * when what is left pays for fewer than `gasBufferLowWaterPayments` (default a quarter of it).
+ */
+const gasBufferFields = {
+  gasBufferPayments: z.number().int().min(0).max(10_000).optional(),
+  gasBufferLowWaterPayments: z.number().int().min(0).max(10_000).optional(),
+};
+
 /** EVM fee policy: what the EIP-1559 estimate offers, and its limits. */
 const evmFeesSchema = z.strictObject({
+  ...gasBufferFields,
   /** the highest maxFeePerGas the service signs, in gwei: estimates above it are capped (a transaction may then wait for cheaper blocks) */
   maxFeePerGasGwei: gwei.optional(),
   /** the tip per gas, in gwei; unset: what the node suggests (eth_maxPriorityFeePerGas) */
@@ -47,6 +59,7 @@ const bitcoinFeesSchema = z
 
 /** Tron fee policy: the ceiling of a TRC-20 transfer's fee_limit (what its energy may burn). */
 const tronFeesSchema = z.strictObject({
+  ...gasBufferFields,
   /**
    * the highest fee_limit a TRC-20 transfer carries, in sun (1 TRX = 1,000,000 sun; the network's
    * own ceiling is 15,000 TRX): the estimate's limit (its energy at today's price + 20%) is capped at

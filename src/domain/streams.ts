@@ -29,6 +29,8 @@ export const streams = {
   withdrawalReference: (orgId: string, reference: string) => `withdrawalReference-${orgId}-${digest(reference)}`,
   /** the gas top-ups the withdrawal processor sends an EVM/Tron settlement wallet for one withdrawal (recorded before they are sent) */
   withdrawalGas: (withdrawalId: string) => `withdrawalGas-${withdrawalId}`,
+  /** EVM, Tron: an organization's settlement wallet's gas buffer: top-ups sized for many withdrawals (recorded before they are sent) and each withdrawal's draw */
+  gasBuffer: (chainId: string, orgId: string) => `gasBuffer-${chainId}-${orgId}`,
   /** the transaction of ours that makes a refused transaction impossible (recorded before it is sent) */
   cancellation: (chainId: string, txHash: string) => `cancellation-${chainId}-${txHash}`,
   /** Bitcoin: one transaction paying many withdrawals of an organization, and its replacements (recorded before they are sent) */
@@ -48,6 +50,7 @@ export const streamCategories = {
   withdrawal: 'withdrawal',
   withdrawalReference: 'withdrawalReference',
   withdrawalGas: 'withdrawalGas',
+  gasBuffer: 'gasBuffer',
   cancellation: 'cancellation',
   payoutBatch: 'payoutBatch',
 } as const;

@@ -11,7 +11,7 @@ export const AUDIT_CATEGORIES = {
   account: [streamCategories.account, streamCategories.derivationOwner],
   deposit: [streamCategories.deposit, streamCategories.sweep],
   ledger: [streamCategories.ledger],
-  withdrawal: [streamCategories.withdrawal, streamCategories.withdrawalReference, streamCategories.withdrawalGas, streamCategories.cancellation, streamCategories.payoutBatch],
+  withdrawal: [streamCategories.withdrawal, streamCategories.withdrawalReference, streamCategories.withdrawalGas, streamCategories.gasBuffer, streamCategories.cancellation, streamCategories.payoutBatch],
 } as const;
 
 export type AuditCategory = keyof typeof AUDIT_CATEGORIES;
@@ -59,6 +59,7 @@ export const ownershipOf = (first: RecordedEvent): Ownership => {
     case streamCategories.derivationOwner:
     case streamCategories.cancellation:
     case streamCategories.payoutBatch:
+    case streamCategories.gasBuffer:
       return { kind: 'org', orgId };
     case streamCategories.sweep:
       return { kind: 'sameAs', stream: `${streamCategories.deposit}-${first.stream.slice(category.length + 1)}` };

@@ -13,6 +13,7 @@ import type { WithdrawalProcessingServices } from './services.js';
 import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
 import { followWithdrawalTransaction } from './following.js';
 import { withdrawalGasTopUps } from './gas.js';
+import { drawFromGasBuffer, gasBufferCoins } from './gas-buffer.js';
 import { replaceEvmIfStuck } from './evm-replacement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
@@ -100,13 +101,22 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   if (asset !== 'native' && (await gateway.balance(from, asset)) < amount + inFlight.committed(asset)) return { kind: 'waiting', for: 'funds' };
   const estimate = await gateway.estimateFee({ from, to: withdrawal.recipient, asset, amount });
   const nativeBalance = await gateway.balance(from, 'native');
-  if (asset === 'native' && nativeBalance < amount + inFlight.committed('native')) return { kind: 'waiting', for: 'funds' };
+  // the gas buffer's coins (and what this withdrawal drew from them) are the operator's, never a payment's amount
+  const gasReserved = services.gasBuffer && asset === 'native' ? (await gasBufferCoins(services, withdrawal.orgId)) + gas.state.drawn : 0n;
+  if (asset === 'native' && nativeBalance < amount + inFlight.committed('native') + gasReserved) return { kind: 'waiting', for: 'funds' };
   // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
-  // are what its ledger says it holds): every EVM/Tron withdrawal first receives exactly its fee.
-  // A fee of zero (Tron: free or staked bandwidth and energy cover it) needs no top-up at all.
-  if (!gasReceived && estimate.fee > 0n) {
-    const sent = await gas.send(estimate.fee);
-    return sent.kind === 'signed' ? { kind: 'topUpSigned' } : sent.kind === 'confirmed' ? { kind: 'waiting', for: 'gas' } : sent;
+  // are what its ledger says it holds): every EVM/Tron withdrawal first receives its fee, drawn from
+  // the settlement wallet's gas buffer (./gas-buffer.ts) or, with no buffer, a top-up of exactly it.
+  // A fee of zero (Tron: free or staked bandwidth and energy cover it) needs no gas at all.
+  if (!gasReceived && estimate.fee > gas.state.drawn) {
+    if (services.gasBuffer) {
+      const request = { withdrawal, wallets, gas: gas.loaded, lacking: estimate.fee - gas.state.drawn, feePerPayment: estimate.fee };
+      const drawn = await drawFromGasBuffer(services, services.gasBuffer, request, metadata);
+      if (drawn.kind !== 'drawn') return drawn;
+    } else {
+      const sent = await gas.send(estimate.fee);
+      return sent.kind === 'signed' ? { kind: 'topUpSigned' } : sent.kind === 'confirmed' ? { kind: 'waiting', for: 'gas' } : sent;
+    }
   }
   const head = chain.family === 'evm' ? await gateway.head() : null;
   const step = await signSweepTransfer(signer, gateway, {

@@ -5,6 +5,7 @@ import { sendRecorded } from '../../chains/transfers/follow.js';
 import { gasTopUpDecider, MAX_TOP_UPS_PER_WITHDRAWAL, type GasTopUpCommand, type GasTopUpState } from '../../domain/gas-top-up/gas-top-up.js';
 import { streams } from '../../domain/streams.js';
 import type { WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
+import type { SignedStep } from '../../domain/sweep/sweep.js';
 import { settle } from '../settlement.js';
 import { withSendingWallet } from '../sending-wallets.js';
 import type { WithdrawalProcessingServices } from './services.js';
@@ -29,12 +30,7 @@ export const withdrawalGasTopUps = async (services: WithdrawalProcessingServices
   /** the top-up in flight followed one look further: confirmed, still on its way, or failed (another may be sent, a bounded number of times) */
   const follow = async (): Promise<GasStep> => {
     if (gas.state.status !== 'Signed') throw new Error('no gas top-up in flight');
-    const gasWallet = { branch: 'gas' as const, index: wallets.index };
-    const followed = await settle(services, { current: gas.state.step }, {
-      orgId: withdrawal.orgId,
-      metadata,
-      sender: async () => (chain.family === 'evm' && wallets.gasAddress ? { family: 'evm', wallet: gasWallet, address: wallets.gasAddress } : { family: 'expires' }),
-    });
+    const followed = await followGasTopUp(services, gas.state.step, withdrawal.orgId, wallets, metadata);
     if (followed.kind === 'sent') return { kind: 'waiting', for: 'confirmations' };
     if (followed.kind === 'failed') {
       await recordGas({ type: 'RecordTopUpFailed', withdrawalId: withdrawal.id, error: followed.error });
@@ -66,5 +62,19 @@ export const withdrawalGasTopUps = async (services: WithdrawalProcessingServices
     });
   };
 
-  return { state: gas.state as GasTopUpState, follow, send };
+  return { state: gas.state as GasTopUpState, loaded: gas, follow, send };
+};
+
+/**
+ * One look at a gas top-up in flight (a withdrawal's own or its organization's buffer's), under the
+ * settlement rule: only proof fails it; a refused one is made impossible by a cancellation from the
+ * gas wallet (EVM) or expires (Tron).
+ */
+export const followGasTopUp = (services: WithdrawalProcessingServices, step: SignedStep, orgId: string, wallets: OrganizationChainWallets, metadata: CommandMetadata) => {
+  const gasWallet = { branch: 'gas' as const, index: wallets.index };
+  return settle(services, { current: step }, {
+    orgId,
+    metadata,
+    sender: async () => (services.chain.family === 'evm' && wallets.gasAddress ? { family: 'evm', wallet: gasWallet, address: wallets.gasAddress } : { family: 'expires' }),
+  });
 };

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
 import type { WithdrawalProcessingServices } from './advance.js';
+import type { GasBufferPolicy } from './services.js';
 import type { Database } from '../../db/database.js';
 import type { PoolTarget } from '../../db/pool.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
 import type { StuckTransactions } from '../../chains/transfers/stuck.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
-import type { BitcoinFeePolicy, ChainsConfig, EvmFeePolicy } from '../../chains/config.js';
+import type { BitcoinFeePolicy, ChainsConfig, EvmFeePolicy, TronFeePolicy } from '../../chains/config.js';
 import { gweiToWei } from '../../chains/evm/fees.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
@@ -47,6 +48,23 @@ export const maxFeePerGasOf = (chainsConfig: ChainsConfig | null | undefined, ch
   return cap === undefined ? undefined : gweiToWei(cap);
 };
 
+/** a top-up of the gas buffer pays for this many withdrawals unless CHAINS_CONFIG says otherwise: more than a burst of 100 queued at once */
+export const DEFAULT_GAS_BUFFER_PAYMENTS = 200;
+
+/**
+ * EVM, Tron: the settlement wallets' gas buffer, from the chain's `fees.gasBufferPayments` and
+ * `fees.gasBufferLowWaterPayments` (default 200, and a quarter of it); none when it is 0 (each
+ * withdrawal then gets a top-up of exactly its fee) and on Bitcoin and XRP (the organization's
+ * coins pay their fees).
+ */
+export const gasBufferOf = (chainsConfig: ChainsConfig | null | undefined, chain: ChainDefinition): GasBufferPolicy | undefined => {
+  if (chain.family !== 'evm' && chain.family !== 'tron') return undefined;
+  const fees = chainsConfig?.chains.get(chain.id)?.fees as EvmFeePolicy | TronFeePolicy | undefined;
+  const payments = fees?.gasBufferPayments ?? DEFAULT_GAS_BUFFER_PAYMENTS;
+  if (payments === 0) return undefined;
+  return { payments, lowWaterPayments: Math.min(fees?.gasBufferLowWaterPayments ?? Math.floor(payments / 4), payments) };
+};
+
 /** One withdrawal processor per running chain that has a gateway. */
 export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
   const processors: WithdrawalProcessor[] = [];
@@ -55,6 +73,7 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
     if (!signer || !wallets || !gateway) continue;
     const replaceAfterBlocks = replaceAfterBlocksOf(chainsConfig, chain);
     const maxFeePerGas = maxFeePerGasOf(chainsConfig, chain);
+    const gasBuffer = gasBufferOf(chainsConfig, chain);
     const services: WithdrawalProcessingServices = {
       chain,
       gateway,
@@ -67,6 +86,7 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
       ...(stuck ? { stuck } : {}),
       ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }),
       ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
+      ...(gasBuffer === undefined ? {} : { gasBuffer }),
     };
     processors.push(new WithdrawalProcessor({ ...options, services, database }));
   }
