@@ -5,7 +5,7 @@ import { classifyDevnetAnswer } from './broadcast-answers.js';
 import { devnetProvablyNever } from './finality.js';
 import { ensureChain, headBlock, toHeader, withLockedChain } from './chain-state.js';
 import { estimateTransferFee } from './fees.js';
-import { canonicalAddress, canonicalAsset, canonicalTransactionHash } from './hashes.js';
+import { addressMatchKey, canonicalAddress, canonicalAsset, canonicalTransactionHash } from './hashes.js';
 import { accountBalance, bitcoinBalance, CONFIRMED, firstNonce, requiresDestinationTag, unspentOutputsOf, usedNonces, WHOLE_MEMPOOL } from './ledger.js';
 import type { DevnetDependencies } from './controls.js';
 
@@ -63,9 +63,10 @@ export const createDevnetGateway = (chain: ChainDefinition, { db }: DevnetDepend
         .orderBy('x.seq')
         .orderBy('t.position')
         .execute();
-      const wanted = toAddresses ? new Set([...toAddresses].map(address)) : null;
+      const matchKey = (value: string) => addressMatchKey(chain.family, value);
+      const wanted = toAddresses ? new Set([...toAddresses].map(matchKey)) : null;
       return rows
-        .filter((row) => wanted === null || wanted.has(row.to_address))
+        .filter((row) => wanted === null || wanted.has(matchKey(row.to_address)))
         .map(
           (row): BlockTransfer => ({
             txHash: row.tx_hash,

@@ -35,7 +35,17 @@ export const syntheticTransactionHash = (chain: ChainDefinition, kind: string, c
  * EVM, lowercase bech32 on Bitcoin; Tron's base58 and XRP's classic addresses are case-sensitive.
  */
 export const canonicalAddress = (family: ChainFamily, address: string): string => {
-  if (family === 'evm' && /^0x[0-9a-fA-F]{40}$/.test(address)) return getAddress(address.toLowerCase());
+  const key = addressMatchKey(family, address);
+  return family === 'evm' && /^0x[0-9a-f]{40}$/.test(key) ? getAddress(key) : key;
+};
+
+/**
+ * What two spellings of an address share exactly when their canonical forms are equal, without the
+ * EIP-55 checksum (a hash per address): a hex EVM address in lowercase, the rest as canonical.
+ * A block's transfers are matched against every watched address by it.
+ */
+export const addressMatchKey = (family: ChainFamily, address: string): string => {
+  if (family === 'evm' && /^0x[0-9a-fA-F]{40}$/.test(address)) return address.toLowerCase();
   if (family === 'bitcoin' && /^(bc|tb|bcrt)1/i.test(address)) return address.toLowerCase();
   // an X-address names the account and a tag: the account is its classic address
   if (family === 'xrp' && isValidXAddress(address)) return xAddressToClassicAddress(address).classicAddress;
