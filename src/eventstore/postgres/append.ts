@@ -1,11 +1,10 @@
 import pg from 'pg';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js';
-import { categoryOf, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
+import type { AppendResult, ExpectedRevision, StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
 import { Coalescer } from '../../db/coalescer.js';
 import { eventStoreAppendBatchSize, eventStoreAppendDuration } from '../../observability/metrics.js';
-
-const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
+import { APPEND_BATCH_SQL, appendBatchParameters } from './append-batch-parameters.js';
 
 const decodeExpected = (expected: string): ExpectedRevision =>
   expected === 'any' || expected === 'no_stream' || expected === 'stream_exists' ? expected : BigInt(expected);
@@ -44,13 +43,9 @@ type BatchOutcome =
   | { error: 'wrong_expected_revision'; stream: string; expected: string; actual: string }
   | { error: 'duplicate_event_id'; eventId: string };
 
-const toPayload = (appends: StreamAppend[]) =>
-  appends.map(({ stream, expectedRevision, events }) => ({
-    stream,
-    category: categoryOf(stream),
-    expected: encodeExpected(expectedRevision),
-    events: events.map(({ id, type, data, metadata }) => ({ id, type, data, metadata })),
-  }));
+/** An event id as the caller spelled it (the database answers in lower case). */
+const asGiven = (appends: StreamAppend[], eventId: string): string =>
+  appends.flatMap(({ events }) => events).find((event) => event.id.toLowerCase() === eventId.toLowerCase())?.id ?? eventId;
 
 /** One item's answer from `eventstore.append_batch`; a refused retry of a stored append answers what is stored. */
 const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutcome): Promise<AppendResult> => {
@@ -59,7 +54,7 @@ const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutc
   }
   const retried = await alreadyAppended(pool, appends);
   if (retried) return retried;
-  if (outcome.error === 'duplicate_event_id') throw new DuplicateEventIdError(outcome.eventId);
+  if (outcome.error === 'duplicate_event_id') throw new DuplicateEventIdError(asGiven(appends, outcome.eventId));
   throw new WrongExpectedRevisionError(outcome.stream, decodeExpected(outcome.expected), outcome.actual === '-1' ? null : BigInt(outcome.actual));
 };
 
@@ -79,7 +74,7 @@ export class GroupCommitAppender {
     const write = async (batch: StreamAppend[][]) => {
       eventStoreAppendBatchSize.observe(batch.length);
       const timer = eventStoreAppendDuration.startTimer();
-      const { rows } = await pool.query<{ result: BatchOutcome[] }>('select eventstore.append_batch($1::jsonb) as result', [JSON.stringify(batch.map(toPayload))]);
+      const { rows } = await pool.query<{ result: BatchOutcome[] }>({ name: 'eventstore-append-batch', text: APPEND_BATCH_SQL, values: appendBatchParameters(batch) });
       timer();
       return rows[0]!.result;
     };

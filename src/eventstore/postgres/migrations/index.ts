@@ -2,8 +2,14 @@ import type { MigrationSet } from '../../../db/migrate.js';
 import * as eventStore from './20261122T0900-event-store.js';
 import * as appendBatch from './20261123T1100-append-batch.js';
 import * as appendBatchFromIndexes from './20261124T0900-append-batch-from-indexes.js';
+import * as appendBatchSetBased from './20261126T1100-append-batch-set-based.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
-  migrations: { '20261122T0900-event-store': eventStore, '20261123T1100-append-batch': appendBatch, '20261124T0900-append-batch-from-indexes': appendBatchFromIndexes },
+  migrations: {
+    '20261122T0900-event-store': eventStore,
+    '20261123T1100-append-batch': appendBatch,
+    '20261124T0900-append-batch-from-indexes': appendBatchFromIndexes,
+    '20261126T1100-append-batch-set-based': appendBatchSetBased,
+  },
 };
