@@ -44,6 +44,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], o
                          ${column('external_user_id')}::text[], ${column('address')}::text[], ${column('destination_tag')}::text[],
                          ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
   `.execute(trx);
+  if (!outbox.sends) return;
   await outbox.enqueue(
     trx,
     created.map(({ recorded, data }) => ({

@@ -35,7 +35,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], o
     if (!token) throw new Error(`ledger of token ${tokenId}, which the catalog does not have`);
     // the map keeps a key's first insertion order; the values are the last event's
     lastOfLedger.set(JSON.stringify([orgId, tokenId]), { orgId, tokenId, chainId: token.chainId, event });
-    webhooks.push(webhookOf(recorded, event, token.chainId));
+    if (outbox.sends) webhooks.push(webhookOf(recorded, event, token.chainId));
   }
   const rows = [...lastOfLedger.values()].map(({ orgId, tokenId, chainId, event }) => ({
     org_id: orgId,

@@ -145,7 +145,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], o
         const inserted = detectedRow(recorded, event.data);
         entry.current = { row: inserted, confirmations: 0, confirmed: false, updated_at: inserted.updated_at, inserted };
         // only deposits that will be credited are announced: the others never reach a balance
-        if (event.data.credit !== 'credit' || event.data.orgId === null) break;
+        if (!outbox.sends || event.data.credit !== 'credit' || event.data.orgId === null) break;
         webhooks.push({
           orgId: event.data.orgId,
           type: 'deposit.detected',
@@ -162,7 +162,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], o
         Object.assign(current, { confirmations: event.data.confirmations, confirmed: true, updated_at: at });
         current.row = { ...current.row, status: 'confirmed' };
         if (current.inserted) Object.assign(current.inserted, { confirmations: event.data.confirmations, confirmed: true, status: 'confirmed', updated_at: at });
-        if (!event.data.credited || current.row.org_id === null) break;
+        if (!outbox.sends || !event.data.credited || current.row.org_id === null) break;
         webhooks.push({
           orgId: current.row.org_id,
           type: 'deposit.confirmed',

@@ -7,17 +7,20 @@ import { enqueueWebhooks, releaseWaitingDeliveries, type WebhookToEnqueue } from
  * What a projection does to the webhook outbox besides its own tables. Applying events live, these
  * are the outbox's own functions. A rebuild replaying events the live projection already applied
  * passes `alreadyApplied`: their deliveries exist (written with the checkpoint that covered them,
- * and never deleted), so writing them again would only be turned away by their dedupe keys.
+ * and never deleted), so writing them again would only be turned away by their dedupe keys, and
+ * the projection does not even build them (`sends` is false).
  */
 export interface OutboxEffects {
+  /** false when the events' deliveries exist already: a projection need not even build them */
+  readonly sends: boolean;
   enqueue(trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<unknown>;
   /** an organization's webhook URL was set: what waited for it is due now */
   releaseWaiting(trx: Transaction<Database>, orgId: string): Promise<unknown>;
 }
 
-export const liveOutbox: OutboxEffects = { enqueue: enqueueWebhooks, releaseWaiting: releaseWaitingDeliveries };
+export const liveOutbox: OutboxEffects = { sends: true, enqueue: enqueueWebhooks, releaseWaiting: releaseWaitingDeliveries };
 
-export const alreadyApplied: OutboxEffects = { enqueue: async () => 0, releaseWaiting: async () => 0 };
+export const alreadyApplied: OutboxEffects = { sends: false, enqueue: async () => 0, releaseWaiting: async () => 0 };
 
 /**
  * A projection maps events to read-model writes. `handle` runs inside the batch transaction that

@@ -92,7 +92,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], o
       after = { ...before, withdrawal: evolveWithdrawal(before.withdrawal, event) as WithdrawalRecord };
     }
     folded.set(event.data.id, after);
-    const webhook = webhookFor(recorded, event, after.withdrawal);
+    const webhook = outbox.sends ? webhookFor(recorded, event, after.withdrawal) : null;
     if (webhook) webhooks.push(webhook);
   }
   const created = [...folded.values()].filter((entry) => entry.requestedAt !== null);
