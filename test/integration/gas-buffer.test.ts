@@ -231,6 +231,23 @@ describe('the gas buffer of a settlement wallet', () => {
     expect(await outsideTheBuffer()).toBe(0n);
   });
 
+  it('withdrawals whose settlement wallet already holds their gas are all sent in the first pass: no top-up to wait for', async () => {
+    const policy = { payments: 40, lowWaterPayments: 0 };
+    const amount = BigInt(ETH.properties.minimumWithdrawal);
+    expect((await buffer()).balance).toBeGreaterThanOrEqual(20n * NATIVE_FEE);
+    await fixture.credit(ETHEREUM, 'native', 20n * amount);
+    await fixture.devnet.controls(ETHEREUM).deposit({ toAddress: settlementAddress, asset: 'native', amount: 20n * amount });
+    const topUpsBefore = (await bufferEvents()).filter((event) => event.type === 'GasBufferTopUpSigned').length;
+    const created: string[] = [];
+    for (let index = 0; index < 20; index++) created.push((await fixture.withdraw({ chainId: ETHEREUM, tokenId: ETH.id, amount, recipient: externalAddress(ETHEREUM) })).id);
+    await processor(policy).runPass();
+    const sent = await Promise.all(created.map(record));
+    expect(sent.map((state) => state.status)).toEqual(created.map(() => 'Processing'));
+    expect((await bufferEvents()).filter((event) => event.type === 'GasBufferTopUpSigned')).toHaveLength(topUpsBefore);
+    const states = await settleAll(policy, created);
+    expect(states.map((state) => state.status)).toEqual(created.map(() => 'Completed'));
+  });
+
   it('POST /withdrawals counts the buffer in its fee check: with the gas wallet emptied into it, a withdrawal it pays is taken; with neither, INSUFFICIENT_GAS', async () => {
     expect((await buffer()).balance).toBeGreaterThanOrEqual(TOKEN_FEE);
     await fundUsdt(1_000_000n);
