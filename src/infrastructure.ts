@@ -10,6 +10,7 @@ import { eventStoreMigrations } from './eventstore/postgres/migrations/index.js'
 import { createPostgresEventStore } from './eventstore/postgres/postgres-event-store.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
+import { observePool } from './observability/metrics.js';
 import { readModelMigrations } from './projections/migrations/index.js';
 import { devnetMigrations } from './chains/devnet/migrations/index.js';
 import { chainWatcherMigrations } from './processes/deposit-watcher/migrations/index.js';
@@ -89,6 +90,9 @@ export const connectInfrastructure = async (
   const readSidePool = createPool(target, { max: config.DATABASE_READ_SIDE_POOL_SIZE, purpose: `${purpose}:read-side` });
   const workersPool = createPool(target, { max: config.DATABASE_WORKERS_POOL_SIZE, purpose: `${purpose}:workers` });
   const pools = [pool, readSidePool, workersPool];
+  observePool('requests', pool);
+  observePool('read-side', readSidePool);
+  observePool('workers', workersPool);
   const endPools = () => Promise.all(pools.map((each) => each.end().catch(() => undefined)));
   try {
     const keyring = await loadKeyring({ secretKey: config.LEDGERGATE_SECRET_KEY, auditKey: config.LEDGERGATE_AUDIT_KEY, dataDir: config.dataDir, isProduction: config.isProduction });

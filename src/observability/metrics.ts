@@ -197,3 +197,51 @@ new Gauge({
     if (sources) setAll(this, 'chain', sources.stuckTransactions());
   },
 });
+
+/** What the pool gauges read of a database pool (pg.Pool's counts), and its checkouts. */
+export interface ObservedPool {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+  on(event: 'acquire', listener: () => void): unknown;
+}
+
+/** this process's database pools by role (the last pool observed under a role counts) */
+const observedPools = new Map<string, ObservedPool>();
+
+const dbPoolAcquisitions = new Counter({
+  name: `${PREFIX}db_pool_acquisitions_total`,
+  help: 'Connections checked out of a database pool, by role: with ledgergate_db_pool_waiting, the mean wait for one (waiting ÷ rate)',
+  labelNames: ['pool'] as const,
+  registers,
+});
+
+/** Counts a pool's checkouts and reads its gauges at scrape time, under `role`. */
+export const observePool = (role: string, pool: ObservedPool): void => {
+  observedPools.set(role, pool);
+  pool.on('acquire', () => dbPoolAcquisitions.inc({ pool: role }));
+};
+
+new Gauge({
+  name: `${PREFIX}db_pool_connections`,
+  help: 'Connections of a database pool, by role and state: busy (checked out) or idle',
+  labelNames: ['pool', 'state'] as const,
+  registers,
+  collect() {
+    this.reset();
+    for (const [role, pool] of observedPools) {
+      this.set({ pool: role, state: 'busy' }, pool.totalCount - pool.idleCount);
+      this.set({ pool: role, state: 'idle' }, pool.idleCount);
+    }
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_pool_waiting`,
+  help: 'Queries of a role waiting for a connection of its pool',
+  labelNames: ['pool'] as const,
+  registers,
+  collect() {
+    setAll(this, 'pool', Object.fromEntries([...observedPools].map(([role, pool]) => [role, pool.waitingCount])));
+  },
+});

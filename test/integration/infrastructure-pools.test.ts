@@ -8,8 +8,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { connectInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
 import { createLogger } from '../../src/log.js';
+import { metricsRegistry } from '../../src/observability/metrics.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { newEvent, uniqueCategory } from '../support/events.js';
+
+/** the value of one series of GET /metrics, e.g. `ledgergate_db_pool_waiting{pool="workers"}` */
+const metric = async (series: string): Promise<number> => {
+  const line = (await metricsRegistry.metrics()).split('\n').find((each) => each.startsWith(`${series} `));
+  return Number(line?.slice(series.length + 1));
+};
 
 /** the sessions open on `database` whose application name ends with one of this infrastructure's pools */
 const sessionsOn = async (database: string): Promise<string[]> => {
@@ -68,11 +75,17 @@ describe('database pools per role', () => {
     const { readSide, workers } = infrastructure.roles;
     const stream = `${uniqueCategory('pools')}-1`;
     await infrastructure.store.append(stream, 'no_stream', [newEvent('Opened')]);
+    const checkedOutBefore = await metric('ledgergate_db_pool_acquisitions_total{pool="workers"}');
     // every workers' connection taken (as background work does under load): a further read of theirs queues
     const held = [await workers.pool.connect(), await workers.pool.connect()];
     try {
       const queued = workers.store.readStream(stream);
       expect(workers.pool.waitingCount).toBe(1);
+      // GET /metrics shows it, pool by pool
+      expect(await metric('ledgergate_db_pool_waiting{pool="workers"}')).toBe(1);
+      expect(await metric('ledgergate_db_pool_connections{pool="workers",state="busy"}')).toBe(2);
+      expect(await metric('ledgergate_db_pool_acquisitions_total{pool="workers"}')).toBe(checkedOutBefore + 2);
+      expect(await metric('ledgergate_db_pool_waiting{pool="requests"}')).toBe(0);
       // while requests and the read side go on, each on its own connections
       expect(await infrastructure.store.streamRevision(stream)).toBe(0n);
       expect((await readSide.store.readAll({ filter: { categories: [stream.split('-')[0]!] } })).map((event) => event.type)).toEqual(['Opened']);
