@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DepositAddressBook } from '../chains/address-book.js';
 import { accountDecider, type Account, type AccountEvent, type AccountProperties } from '../domain/account/account.js';
-import { derivationCounterDecider, type DerivationOwnerEvent } from '../domain/derivation/derivation.js';
+import { counterAfterLast, derivationCounterDecider, type DerivationCounter, type DerivationCounterEvent, type DerivationOwnerEvent } from '../domain/derivation/derivation.js';
 import { DomainError } from '../errors.js';
 import { streams } from '../domain/streams.js';
 import { EventStoreUnavailableError } from '../eventstore/errors.js';
+import type { ExpectedRevision } from '../eventstore/port.js';
 import { decideAndAppend, loadAggregate, toDomainEvent, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 
 export interface DepositAccountServices extends CommandServices {
@@ -27,12 +28,22 @@ const ORGANIZATION_OWNER = '(organization)';
 const MAX_ACCOUNT_ATTEMPTS = 200;
 const destinationTagSpace = (chainId: string, orgId: string) => `destinationTag:${chainId}:${orgId}`;
 
+/**
+ * A key space's counter from its last event (counterAfterLast): one event read, not every index the
+ * space ever handed out. The allocation is appended at that event's revision, so a concurrent one
+ * (in this process or another) still makes it conflict and decide again.
+ */
+const loadCounter = async (services: CommandServices, counterStream: string): Promise<{ state: DerivationCounter; expectedRevision: ExpectedRevision }> => {
+  const [last] = await services.store.readStream(counterStream, { direction: 'backwards', maxCount: 1 });
+  return { state: counterAfterLast(last && toDomainEvent<DerivationCounterEvent>(last)), expectedRevision: last?.revision ?? 'no_stream' };
+};
+
 /** The index an owner holds in a space, or the appends that allocate it (counter + owner claim). */
 export const indexFor = async (services: CommandServices, space: string, orgId: string, owner: string, now: Date): Promise<{ index: number; appends: DecidedAppend[] }> => {
   const [assigned] = await services.store.readStream(streams.derivationOwner(space, orgId, owner), { maxCount: 1 });
   if (assigned) return { index: toDomainEvent<DerivationOwnerEvent>(assigned).data.index, appends: [] };
   const counterStream = streams.derivationCounter(space);
-  const { state, expectedRevision } = await loadAggregate(services.store, counterStream, derivationCounterDecider);
+  const { state, expectedRevision } = await loadCounter(services, counterStream);
   const [allocated] = derivationCounterDecider.decide({ type: 'AllocateDerivationIndex', space, orgId, owner }, state, { now });
   const index = allocated!.data.index;
   const assignedEvent: DerivationOwnerEvent = { type: 'DerivationIndexAssigned', data: { space, index, orgId, owner, assignedAt: now.toISOString() } };

@@ -3,6 +3,8 @@ import { getOrCreateDepositAccount, type DepositAccountServices } from '../../sr
 import type { DepositAddressBook } from '../../src/chains/address-book.js';
 import { waitForProjection } from '../../src/application/projection-waiter.js';
 import { ACCOUNTS_PROJECTION } from '../../src/projections/accounts.js';
+import { streamCategories, streams } from '../../src/domain/streams.js';
+import { categoryOf } from '../../src/eventstore/port.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
 
 /** Addresses are the family adapters' business (tested with vectors); here: which index goes where. */
@@ -56,6 +58,31 @@ describe('deposit accounts: one per user per chain, indexes never handed out twi
     const indexes = results.map((result) => result.account.derivation.index).sort((a, b) => a - b);
     expect(indexes).toEqual(Array.from({ length: 40 }, (_, index) => index));
     expect(new Set(results.map((result) => result.account.properties.address)).size).toBe(40);
+  });
+
+  it('reads one event of the counter for a new index however many the space handed out; existing accounts keep theirs', async () => {
+    const chainId = 'bip122:000000000933ea01ad0ee984209779ba';
+    const earlier: number[] = [];
+    for (let n = 0; n < 60; n++) earlier.push((await create(chainId, `history-${n}`)).account.derivation.index);
+    expect(earlier).toEqual(Array.from({ length: 60 }, (_, index) => index));
+
+    const { store } = service.infrastructure;
+    let counterEventsRead = 0;
+    const counting = {
+      ...store,
+      readStream: async (...args: Parameters<typeof store.readStream>) => {
+        const events = await store.readStream(...args);
+        if (categoryOf(args[0]) === streamCategories.derivationCounter) counterEventsRead += events.length;
+        return events;
+      },
+    };
+    const next = await getOrCreateDepositAccount({ ...services, store: counting }, { orgId, chainId, externalUserId: 'after-history' }, metadata);
+    expect(next.account.derivation.index).toBe(60);
+    expect(counterEventsRead).toBe(1);
+    // the whole stream folded agrees with its last event: every index once, in order
+    const counter = await store.readStream(streams.derivationCounter(addressBook.keySpace(chainId)));
+    expect(counter.map((event) => event.data.index)).toEqual(Array.from({ length: 61 }, (_, index) => index));
+    for (let n = 0; n < 60; n++) expect((await create(chainId, `history-${n}`)).account.derivation.index).toBe(n);
   });
 
   it('gives a user one address on every EVM chain (one key space) but one account per chain', async () => {

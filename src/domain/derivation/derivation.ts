@@ -31,5 +31,15 @@ export const derivationCounterDecider: Decider<AllocateDerivationIndex, Derivati
   },
 };
 
+/**
+ * The counter after all of a stream's events, from its last event alone. Each allocation is decided
+ * on the counter folded up to the revision it is appended at (an append with that expected
+ * revision), so it is above every index before it: a counter stream's indexes strictly increase, its
+ * last event holds the largest, and the fold of the whole stream is `evolve` of that one event.
+ * A read of one event, however many indexes the space has handed out.
+ */
+export const counterAfterLast = (last: DerivationCounterEvent | undefined): DerivationCounter =>
+  last ? derivationCounterDecider.evolve(derivationCounterDecider.initialState, last) : derivationCounterDecider.initialState;
+
 /** The index an owner (a user of an organization) holds in a space: one per owner, kept for good. */
 export type DerivationOwnerEvent = DomainEvent<'DerivationIndexAssigned', { space: string; index: number; orgId: string; owner: string; assignedAt: string }>;
