@@ -96,6 +96,26 @@ export const recordChainHeights = (chain: string, scannedHeight: number, headHei
   chainHeadLagBlocks.set({ chain }, Math.max(0, headHeight - scannedHeight));
 };
 
+export const workerFirstPassSeconds = new Gauge({
+  name: `${PREFIX}worker_first_pass_seconds`,
+  help: 'From the creation of a deposit watcher or withdrawal processor to the end of its first pass, its checkpoint saved (set once, in the process running it)',
+  labelNames: ['worker', 'chain'] as const,
+  registers,
+});
+
+export const workerFirstPassEventsRead = new Gauge({
+  name: `${PREFIX}worker_first_pass_events_read`,
+  help: 'Events the first pass of a deposit watcher or withdrawal processor read from the event store: those after its checkpoint, or all of them without one',
+  labelNames: ['worker', 'chain'] as const,
+  registers,
+});
+
+/** a chain worker's first pass ended: how long its start took and how much history it read */
+export const recordWorkerFirstPass = (worker: 'deposit-watcher' | 'withdrawal-processor', chain: string, ms: number, eventsRead: number): void => {
+  workerFirstPassSeconds.set({ worker, chain }, ms / 1000);
+  workerFirstPassEventsRead.set({ worker, chain }, eventsRead);
+};
+
 /** What a composed service tells the gauges read at scrape time. */
 export interface ServiceMetricSources {
   /** events each projection has still to apply (0 when caught up) */

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { supportedChainIds } from '../../src/catalog/registry.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../src/db/advisory-locks.js';
 import { AUDIT_STREAMS_PROJECTION } from '../../src/projections/audit-streams.js';
 import { allProjections } from '../../src/projections/registry.js';
@@ -88,6 +89,8 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
       ledgergate_ledger_batch_size: 'histogram',
       ledgergate_sweeps_pending: 'gauge',
       ledgergate_stuck_transactions: 'gauge',
+      ledgergate_worker_first_pass_seconds: 'gauge',
+      ledgergate_worker_first_pass_events_read: 'gauge',
     });
     expect(types.get('process_resident_memory_bytes')).toBe('gauge');
     expect(types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
@@ -107,6 +110,22 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
     expect(valueOf(samples, 'ledgergate_webhook_outbox_pending', {})).toBe(0);
     const lags = samples.filter((sample) => sample.name === 'ledgergate_chain_head_lag_blocks');
     for (const lag of lags) expect(lag.labels.chain).toMatch(/^[a-z0-9]+:[a-zA-Z0-9]+$/);
+
+    // every running chain's (all of them: the devnet runs every chain outside production) deposit
+    // watcher and withdrawal processor reports its first pass once it ended
+    const chainsOf = (found: Sample[], worker: string) => new Set(found.filter((sample) => sample.name === 'ledgergate_worker_first_pass_seconds' && sample.labels.worker === worker).map((sample) => sample.labels.chain));
+    const running = new Set(supportedChainIds());
+    await expect.poll(async () => {
+      const found = (await scrape(service.url)).samples;
+      return [chainsOf(found, 'deposit-watcher'), chainsOf(found, 'withdrawal-processor')];
+    }, { timeout: 60_000 }).toEqual([running, running]);
+    const started = (await scrape(service.url)).samples.filter((found) => found.name.startsWith('ledgergate_worker_first_pass_'));
+    for (const sample of started) {
+      expect(['deposit-watcher', 'withdrawal-processor']).toContain(sample.labels.worker);
+      expect(sample.value).toBeGreaterThanOrEqual(0);
+    }
+    // a fresh store: no history before the first pass to read
+    expect(started.filter((found) => found.name === 'ledgergate_worker_first_pass_events_read').map((found) => found.value)).toEqual([...running, ...running].map(() => 0));
   });
 
   it('counts a request when it is made', async () => {

@@ -18,7 +18,7 @@ import { attribute, watchedAddresses } from './watch-set.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../lib/pause.js';
 import { logChainLag } from '../../chains/rpc/lag.js';
-import { recordChainHeights } from '../../observability/metrics.js';
+import { recordChainHeights, recordWorkerFirstPass } from '../../observability/metrics.js';
 import { inParallel } from '../../lib/in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
@@ -204,7 +204,9 @@ export class ChainWatcher {
     if (this.startedLogged) return;
     this.startedLogged = true;
     const { startedFrom, eventsRead } = this.follower;
-    this.logger.info('chain watcher: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, ms: Date.now() - this.createdAtMs });
+    const ms = Date.now() - this.createdAtMs;
+    recordWorkerFirstPass('deposit-watcher', this.chainId, ms, eventsRead);
+    this.logger.info('chain watcher: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, ms });
   }
 
   private lagReportedAtMs = 0;

@@ -8,6 +8,7 @@ import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { Logger } from '../../log.js';
 import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../chain-pass-worker.js';
 import { OpenWithdrawals } from './open-withdrawals.js';
+import { recordWorkerFirstPass } from '../../observability/metrics.js';
 
 export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
   services: WithdrawalProcessingServices;
@@ -77,7 +78,9 @@ export class WithdrawalProcessor extends ChainPassWorker {
     if (this.startedLogged) return;
     this.startedLogged = true;
     const { startedFrom, eventsRead, size } = this.open;
-    this.logger.info('withdrawal processor: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, open: size, ms: Date.now() - this.createdAtMs });
+    const ms = Date.now() - this.createdAtMs;
+    recordWorkerFirstPass('withdrawal-processor', this.options.services.chain.id, ms, eventsRead);
+    this.logger.info('withdrawal processor: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, open: size, ms });
   }
 
   private async advanceOpen(): Promise<PassResult> {
