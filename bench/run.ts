@@ -16,7 +16,8 @@
  * BENCH_SETTLEMENT_COUNT (100 withdrawals queued at once per chain in the settlement phase,
  * bench/lib/phases/settlement.ts, as `npm run bench:settlement` does), BENCH_HISTORY_EVENTS
  * (1,000,000) and BENCH_HISTORY_ORGANIZATIONS (1,000) for the history phase: a service of its own
- * on a store filled with that history first (bench/lib/history), restarted, then loaded.
+ * on a store filled with that history first (bench/lib/history), started until its chain workers
+ * have read the history once and saved their checkpoints, restarted, then loaded.
  */
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { startOutboxMonitor } from './lib/outbox-monitor.js';

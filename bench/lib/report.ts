@@ -67,10 +67,11 @@ const historyRows = (figures: RunFigures): Row[] => {
     {
       figure: `start-up with ${events} events in the store (${num(history.fill.organizations)} organizations)`,
       measured:
-        `healthy ${seconds(restart.healthyMs)}, ready ${seconds(restart.readyMs)}, a withdrawal completed ${seconds(restart.firstWithdrawalCompletedMs)} after the spawn; ` +
-        `first start (catching up) ready ${seconds(firstStart.readyMs)}`,
+        `restart: healthy ${seconds(restart.healthyMs)}, ready ${seconds(restart.readyMs)}, ${num(restart.workers.workers)} chain workers through their first pass ` +
+        `${seconds(restart.workersStartedMs)} (${num(restart.workers.eventsRead)} events read), a withdrawal completed ${seconds(restart.firstWithdrawalCompletedMs)} after the spawn; ` +
+        `first start (catching up, workers reading the history once) ready ${seconds(firstStart.readyMs)}, the slowest worker's first pass ${seconds(firstStart.workers.slowestMs)} (${num(firstStart.workers.eventsRead)} events read)`,
       target: startTarget,
-      met: restart.healthyMs <= HISTORY_START_TARGET_MS && restart.readyMs <= HISTORY_START_TARGET_MS,
+      met: Math.max(restart.healthyMs, restart.readyMs, restart.workersStartedMs) <= HISTORY_START_TARGET_MS,
     },
     {
       figure: `POST /withdrawals p99 with ${events} events in the store`,

@@ -25,6 +25,8 @@ export interface BenchService {
   healthyAfterMs: number;
   /** polls /readyz until it answers 200 (the projections caught up with what the store held at start); answers ms since the spawn */
   untilReady(timeoutMs: number): Promise<number>;
+  /** ms since the spawn, now */
+  sinceSpawnMs(): number;
   /** the last lines the service wrote (warnings and errors at LOG_LEVEL=warn) */
   recentLogLines(): string[];
   /** SIGTERM and wait for the exit (also a teardown step; a second call does nothing) */
@@ -130,7 +132,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     await waitFor200(url, '/readyz', () => exitReason, timeoutMs).catch(withLog);
     return performance.now() - spawnedAt;
   };
-  return { url, pid: child.pid!, dataDir, env, healthyAfterMs, untilReady, recentLogLines: () => [...lines], stop };
+  return { url, pid: child.pid!, dataDir, env, healthyAfterMs, untilReady, sinceSpawnMs: () => performance.now() - spawnedAt, recentLogLines: () => [...lines], stop };
 };
 
 /** Runs the ledgergate CLI against the service's DATA_DIR (it adopts the running PostgreSQL) to completion. */
