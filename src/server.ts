@@ -36,6 +36,17 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** A stop asked for while the service was starting: what had started is stopped again. */
+export class StoppedDuringStartError extends Error {
+  constructor() {
+    super('stopped while starting');
+  }
+}
+
+const throwIfStopping = (stopSignal: AbortSignal | undefined) => {
+  if (stopSignal?.aborted) throw new StoppedDuringStartError();
+};
+
 const listen = (app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> =>
   new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
@@ -177,8 +188,11 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     /** sent transactions without an outcome for too long (for metrics and operators) */
     stuckTransactions,
     /** catch the read models up (so the first requests see current data), then follow live */
-    startWorkers: async () => {
-      for (const runner of runners) await runner.catchUp();
+    startWorkers: async (stopSignal?: AbortSignal) => {
+      for (const runner of runners) {
+        await runner.catchUp(stopSignal);
+        throwIfStopping(stopSignal);
+      }
       for (const runner of runners) runner.start();
       dispatcher.start();
       devnet?.startProducer();
@@ -201,11 +215,17 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   };
 };
 
-/** The whole service in one process (CONTRACT §1): API, projections and, as they land, the workers. */
-export const startService = async (config: Config, logger: Logger): Promise<RunningService> => {
+/**
+ * The whole service in one process: API, projections and workers. `stopSignal` aborted during the
+ * start (a SIGTERM while the projections catch up on a long history) ends it between two batches:
+ * what started is stopped, the embedded database too, and the start rejects with
+ * StoppedDuringStartError.
+ */
+export const startService = async (config: Config, logger: Logger, stopSignal?: AbortSignal): Promise<RunningService> => {
   const infrastructure = await openInfrastructure(config, logger, 'server');
   let service: ReturnType<typeof composeService>;
   try {
+    throwIfStopping(stopSignal);
     service = composeService(infrastructure, config, logger);
   } catch (error) {
     // a refused CHAINS_CONFIG (keys, families): nothing started yet but the database
@@ -219,7 +239,8 @@ export const startService = async (config: Config, logger: Logger): Promise<Runn
     server = await listen(service.app, config);
     const address = server.address() as AddressInfo;
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    await service.startWorkers();
+    await service.startWorkers(stopSignal);
+    throwIfStopping(stopSignal);
     await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind });
     const listening = server;
     return {

@@ -36,7 +36,7 @@ export interface BenchService {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A port nobody listens on right now: the service logs its URL only at info level, so the bench picks the port. */
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

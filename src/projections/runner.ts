@@ -65,13 +65,14 @@ export class ProjectionRunner {
 
   /**
    * Applies every event up to the head as it is now, if this runner can take the lock
-   * (used by the CLI and by tests); returns false when another runner is active.
+   * (used by the CLI and by tests); returns false when another runner is active. An aborted
+   * `stopSignal` ends it between two batches, each applied batch committed with its checkpoint.
    */
-  async catchUp(): Promise<boolean> {
+  async catchUp(stopSignal?: AbortSignal): Promise<boolean> {
     return this.withSession(async (db) => {
       const head = await this.options.store.headPosition();
       this.position = await readCheckpoint(db, this.options.projection.name);
-      while (this.position < head) {
+      while (this.position < head && !stopSignal?.aborted) {
         const batch = await this.options.store.readAll({
           afterPosition: this.position,
           maxCount: this.options.batchSize ?? DEFAULT_BATCH_SIZE,

@@ -4,21 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjections } from '../../src/projections/registry.js';
-import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-
-const postmasterPid = async (dataDir: string): Promise<number | null> => {
-  const text = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => null);
-  return text ? Number(text.split('\n')[0]) : null;
-};
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { isAlive, postmasterPid, runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 /** `npm start` as a user meets it: the real process, its embedded PostgreSQL, signals and restarts. */
 describe('service lifecycle (embedded PostgreSQL, no DATABASE_URL)', () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/lib/service.js';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import solc from 'solc';
@@ -9,16 +9,6 @@ const root = path.resolve(import.meta.dirname, '../..');
 const anvilLauncher = path.join(root, 'node_modules', '@foundry-rs', 'anvil', 'bin.mjs');
 /** anvil's first default account ("test test … junk"): funded with 10,000 ETH, the outside world of the tests */
 const FUNDED_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 export interface Anvil {
   url: string;

@@ -18,6 +18,21 @@ export interface ServiceProcess {
   closed: Promise<void>;
 }
 
+/** the embedded PostgreSQL's postmaster under DATA_DIR, null when none runs (no postmaster.pid) */
+export const postmasterPid = async (dataDir: string): Promise<number | null> => {
+  const text = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => null);
+  return text ? Number(text.split('\n')[0]) : null;
+};
+
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Polls GET /readyz until it answers 200 (bounded: the wait is not what a test measures). */
 export const waitUntilReady = async (url: string, timeoutMs = 60_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
