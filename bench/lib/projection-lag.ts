@@ -42,9 +42,11 @@ export const startLagSampler = async (db: ServiceDb): Promise<LagSampler> => {
   let accepting = true;
   let deadlineMs = Number.POSITIVE_INFINITY;
 
+  // `order by e.position`, qualified: a bare `position` would name the text column selected here,
+  // sorting every event by its text instead of walking the primary key from the head
   const readNewEvents = () =>
     db.query<{ position: string; category: string; type: string }>(
-      'select position::text, category, type from eventstore.events where position > $1 order by position limit $2',
+      'select e.position::text as position, e.category, e.type from eventstore.events e where e.position > $1 order by e.position limit $2',
       [head.toString(), MAX_EVENTS_PER_READ],
     );
 
