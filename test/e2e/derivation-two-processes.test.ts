@@ -1,9 +1,8 @@
-import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChain } from '../../src/catalog/registry.js';
 import { streams } from '../../src/domain/streams.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { processEnvironment, runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import type { ServiceProcess } from '../support/service-process.js';
+import { startTwoProcesses, type TwoProcesses } from '../support/two-processes.js';
 
 const BITCOIN = 'bip122:000000000019d6689c085ae165831e93';
 const BTC = `${BITCOIN}/slip44:0`;
@@ -18,26 +17,18 @@ const USERS_PER_PROCESS = 40;
  * the address first given.
  */
 describe('derivation indexes allocated by two processes at once', () => {
-  let database: TestDatabase;
-  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let processes: TwoProcesses<{ apiKey: string }> | undefined;
   let first: ServiceProcess;
   let second: ServiceProcess;
   let apiKey: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('derivation_race');
-    env = await processEnvironment(database, 'derivation', { RATE_LIMIT_PER_MINUTE: '1000000' });
-    const bootstrap = await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env);
-    expect(bootstrap.code, bootstrap.stderr).toBe(0);
-    apiKey = (JSON.parse(bootstrap.stdout) as { apiKey: string }).apiKey;
-    [first, second] = await Promise.all([startServiceProcess(env), startServiceProcess(env)]);
+    processes = await startTwoProcesses<{ apiKey: string }>('derivation_race');
+    ({ first, second } = processes);
+    apiKey = processes.bootstrap.apiKey;
   }, 90_000);
   afterAll(async () => {
-    first?.child.kill('SIGTERM');
-    second?.child.kill('SIGTERM');
-    await Promise.all([first?.exited, second?.exited]);
-    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
-    await database?.drop();
+    await processes?.stop();
   });
 
   const addressOf = async (service: ServiceProcess, userId: string): Promise<string> => {
@@ -54,7 +45,7 @@ describe('derivation indexes allocated by two processes at once', () => {
     const addresses = await Promise.all(users.map((user, n) => addressOf(n % 2 === 0 ? first : second, user)));
     expect(new Set(addresses).size).toBe(users.length);
 
-    const { rows } = await database.pool.query<{ revision: string; data: { index: number; owner: string } }>(
+    const { rows } = await processes!.database.pool.query<{ revision: string; data: { index: number; owner: string } }>(
       'select revision::text as revision, data from eventstore.events where stream_id = $1 order by revision',
       [streams.derivationCounter(BITCOIN_KEY_SPACE)],
     );

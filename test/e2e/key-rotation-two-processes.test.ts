@@ -1,8 +1,7 @@
-import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/security/totp.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { processEnvironment, runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import type { ServiceProcess } from '../support/service-process.js';
+import { startTwoProcesses, type TwoProcesses } from '../support/two-processes.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
 /** how long the other process may keep accepting a rotated-away key: its notification takes milliseconds */
@@ -20,26 +19,18 @@ interface Bootstrap {
  * it); the new key works on both at once.
  */
 describe('an API key rotated in one process, refused by another sharing the database', () => {
-  let database: TestDatabase;
-  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let processes: TwoProcesses<Bootstrap> | undefined;
   let first: ServiceProcess;
   let second: ServiceProcess;
   let acme: Bootstrap;
 
   beforeAll(async () => {
-    database = await createTestDatabase('key_rotation');
-    env = await processEnvironment(database, 'rotation', { RATE_LIMIT_PER_MINUTE: '1000000' });
-    const bootstrap = await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env);
-    expect(bootstrap.code, bootstrap.stderr).toBe(0);
-    acme = JSON.parse(bootstrap.stdout) as Bootstrap;
-    [first, second] = await Promise.all([startServiceProcess(env), startServiceProcess(env)]);
+    processes = await startTwoProcesses<Bootstrap>('key_rotation');
+    ({ first, second } = processes);
+    acme = processes.bootstrap;
   }, 90_000);
   afterAll(async () => {
-    first?.child.kill('SIGTERM');
-    second?.child.kill('SIGTERM');
-    await Promise.all([first?.exited, second?.exited]);
-    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
-    await database?.drop();
+    await processes?.stop();
   });
 
   const statusWithKey = async (service: ServiceProcess, apiKey: string) => (await fetch(`${service.url}/organisation`, { headers: { 'x-api-key': apiKey } })).status;
