@@ -27,8 +27,9 @@ const serveUntilSignalled = async (env: Record<string, string>, sendSignal: (log
     logs.push(JSON.parse(line) as Record<string, unknown>);
     sendSignal(logs, signal);
   });
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   const exited = await new Promise<number | string>((resolve) => child.on('exit', (code, name) => resolve(code ?? name ?? -1)));
-  await new Promise((resolve) => setTimeout(resolve, 100)); // the last lines, written asynchronously
+  await closed; // the last lines, written asynchronously, are read once the output streams close
   return { exited, logs, signalled };
 };
 

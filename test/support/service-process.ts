@@ -16,6 +16,8 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
   /** resolves once the process has exited and all it wrote has been read into `logs` */
   closed: Promise<void>;
+  /** resolves with the first log record that matches, already logged or still to come (bounded, so a missing line fails the test instead of hanging it) */
+  logged: (matches: (record: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
 }
 
 /** the embedded PostgreSQL's postmaster under DATA_DIR, null when none runs (no postmaster.pid) */
@@ -54,18 +56,36 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const lineRead = new EventTarget();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const record = JSON.parse(line) as Record<string, unknown>;
       logs.push(record);
+      lineRead.dispatchEvent(new Event('line'));
       if (record.msg === 'ledgergate listening') resolve(String(record.url));
     });
     void exited.then((code) => reject(new Error(`ledgergate exited (${code}) before listening: ${stderr}`)));
   });
   if (options.waitReady !== false) await waitUntilReady(url);
-  return { child, url, logs, exited, closed };
+  const logged = (matches: (record: Record<string, unknown>) => boolean, timeoutMs = 10_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const look = () => {
+        const record = logs.find(matches);
+        if (!record) return false;
+        lineRead.removeEventListener('line', look);
+        clearTimeout(timer);
+        resolve(record);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        lineRead.removeEventListener('line', look);
+        reject(new Error(`no matching log line within ${timeoutMs} ms`));
+      }, timeoutMs);
+      if (!look()) lineRead.addEventListener('line', look);
+    });
+  return { child, url, logs, exited, closed, logged };
 };
 
 /** Runs the CLI to completion. */
