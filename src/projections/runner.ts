@@ -4,7 +4,7 @@ import { databaseOnClient, type Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { EventStore, Subscription } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import { applyBatch, CheckpointMovedError, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
+import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
 import type { Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
@@ -69,7 +69,8 @@ export class ProjectionRunner {
    * `stopSignal` ends it between two batches, each applied batch committed with its checkpoint.
    */
   async catchUp(stopSignal?: AbortSignal): Promise<boolean> {
-    return this.withSession(async (db) => {
+    return this.withSession(async (db, client) => {
+      const session = projectionSession(client);
       const head = await this.options.store.headPosition();
       this.position = await readCheckpoint(db, this.options.projection.name);
       while (this.position < head && !stopSignal?.aborted) {
@@ -79,7 +80,7 @@ export class ProjectionRunner {
           filter: this.options.projection.filter,
         });
         if (batch.length === 0) break;
-        this.position = await applyBatch(db, this.options.projection, batch, this.position);
+        this.position = await applyBatch(session, this.options.projection, batch, this.position);
       }
     });
   }
@@ -123,6 +124,7 @@ export class ProjectionRunner {
       if (message.channel === RESET_CHANNEL && message.payload === projection.name) void subscription.close();
     });
     await client.query(`listen ${RESET_CHANNEL}`);
+    const session = projectionSession(client);
     const batches = subscription[Symbol.asyncIterator]();
     let next = batches.next();
     try {
@@ -132,7 +134,7 @@ export class ProjectionRunner {
         // the following batch is read (on the pool) while this one is applied (on this session):
         // under load an event waits for one round of both, not for the one then the other
         next = batches.next();
-        this.position = await applyBatch(db, projection, batch, this.position);
+        this.position = await applyBatch(session, projection, batch, this.position);
       }
     } finally {
       // a batch read ahead is dropped: the next runner reads it again from the checkpoint

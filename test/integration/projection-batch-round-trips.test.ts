@@ -1,0 +1,156 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { withdrawalLifecycles } from '../../bench/lib/withdrawal-lifecycles.js';
+import { nativeToken } from '../../src/catalog/tokens.js';
+import { createDatabase, databaseOnClient } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
+import { createLogger } from '../../src/log.js';
+import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint } from '../../src/projections/checkpoint.js';
+import { readModelMigrations } from '../../src/projections/migrations/index.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { withdrawalsProjection } from '../../src/projections/withdrawals.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+const logger = createLogger('silent');
+const token = nativeToken('eip155:1');
+
+/**
+ * A projection batch on the runner's session: BEGIN goes out with the checkpoint's lock and COMMIT
+ * with its update, so a batch costs the handler's statements and two round trips. Whatever fails
+ * (the lock, the handler, the checkpoint's update, the commit), nothing of the batch stays, the
+ * checkpoint does not move, and the session is left outside any transaction.
+ */
+describe('a projection batch in two round trips beside its handler', () => {
+  let database: TestDatabase;
+  let store: EventStore;
+  let client: pg.Client;
+  let queries: string[];
+  let sessionPid: number;
+  const db = () => createDatabase(database.pool);
+
+  beforeAll(async () => {
+    database = await createTestDatabase('batch_round_trips');
+    await migrateToLatest(database.pool, eventStoreMigrations);
+    await migrateToLatest(database.pool, readModelMigrations);
+    store = createPostgresEventStore({ pool: database.pool, listenConfig: database.config, logger });
+    const generator = withdrawalLifecycles({ orgIds: ['org_rtA'], tokenId: token.id, chainId: token.chainId, start: new Date('2026-11-26T10:00:00Z') });
+    for (let index = 0; index < 4; index++) for (const step of generator.lifecycle(index)) await store.appendMany(step);
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+  beforeEach(async () => {
+    await db().deleteFrom('withdrawals').execute();
+    await db().deleteFrom('webhook_deliveries').execute();
+    await db().deleteFrom('projection_checkpoints').execute();
+    client = new pg.Client(database.config);
+    await client.connect();
+    await readCheckpoint(databaseOnClient(client), withdrawalsProjection.name);
+    sessionPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    // every query the session sends, in order (a string of several statements is one)
+    queries = [];
+    const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+      queries.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text));
+      return send(...args);
+    };
+  });
+  afterEach(async () => {
+    await client.end();
+  });
+
+  const withdrawalEvents = async () => store.readAll({ filter: withdrawalsProjection.filter, maxCount: 100 });
+  const rowCount = async () => Number((await db().selectFrom('withdrawals').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  /** whether the session is inside a transaction, as the server sees it (asked on another connection) */
+  const inTransaction = async () => {
+    const { rows } = await database.pool.query<{ state: string }>('select state from pg_stat_activity where pid = $1', [sessionPid]);
+    return rows[0]!.state !== 'idle';
+  };
+
+  it('sends the handler statements and two more: begin with the lock, the checkpoint with commit', async () => {
+    const events = await withdrawalEvents();
+    const handlerQueries: string[] = [];
+    const counting: Projection = {
+      ...withdrawalsProjection,
+      handleBatch: async (trx, batch, outbox) => {
+        const before = queries.length;
+        await withdrawalsProjection.handleBatch!(trx, batch, outbox);
+        handlerQueries.push(...queries.slice(before));
+      },
+    };
+    const reached = await applyBatch(projectionSession(client), counting, events, 0n);
+
+    expect(reached).toBe(events.at(-1)!.position);
+    expect(queries).toHaveLength(handlerQueries.length + 2);
+    expect(queries[0]).toMatch(/^begin; select .* for update$/s);
+    expect(queries.at(-1)).toMatch(/^update projection_checkpoints .*; commit$/s);
+    expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(reached);
+    expect(await rowCount()).toBe(4);
+    expect(await inTransaction()).toBe(false);
+  });
+
+  it('applies nothing and moves nothing when the checkpoint is not where the runner left it', async () => {
+    const events = await withdrawalEvents();
+    await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 7n)).rejects.toBeInstanceOf(CheckpointMovedError);
+
+    expect(queries.at(-1)).toBe('rollback');
+    expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(0n);
+    expect(await rowCount()).toBe(0);
+    expect(await inTransaction()).toBe(false);
+  });
+
+  it('rolls the handler back when the checkpoint update fails, and when the handler throws', async () => {
+    const events = await withdrawalEvents();
+    // the checkpoint's update fails (a constraint refuses the position it moves to)
+    await db().schema.alterTable('projection_checkpoints').addCheckConstraint('round_trips_refuse', sql`position < 1`).execute();
+    try {
+      await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 0n)).rejects.toThrow(/round_trips_refuse/);
+    } finally {
+      await db().schema.alterTable('projection_checkpoints').dropConstraint('round_trips_refuse').execute();
+    }
+    expect(await rowCount()).toBe(0);
+    expect(await db().selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(0);
+    expect(await inTransaction()).toBe(false);
+
+    const throwing: Projection = {
+      ...withdrawalsProjection,
+      handleBatch: async (trx, batch: RecordedEvent[], outbox) => {
+        await withdrawalsProjection.handleBatch!(trx, batch, outbox);
+        throw new Error('handler failed after writing');
+      },
+    };
+    await expect(applyBatch(projectionSession(client), throwing, events, 0n)).rejects.toThrow('handler failed after writing');
+    expect(await rowCount()).toBe(0);
+    expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(0n);
+
+    // and the session goes on: the next batch applies
+    expect(await applyBatch(projectionSession(client), withdrawalsProjection, events, 0n)).toBe(events.at(-1)!.position);
+    expect(await rowCount()).toBe(4);
+  });
+
+  it('leaves no transaction open when the lock itself fails', async () => {
+    const events = await withdrawalEvents();
+    await db().deleteFrom('projection_checkpoints').execute();
+    await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 0n)).rejects.toThrow(/no checkpoint row/);
+    expect(await inTransaction()).toBe(false);
+    // a lock that cannot be taken in time fails in the opening itself
+    await readCheckpoint(db(), withdrawalsProjection.name);
+    await client.query("set lock_timeout = '50ms'");
+    const holder = await database.pool.connect();
+    try {
+      await holder.query("begin; select 1 from projection_checkpoints where name = 'withdrawals' for update");
+      await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 0n)).rejects.toThrow(/lock timeout/);
+      expect(queries.at(-1)).toBe('rollback');
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+    expect(await inTransaction()).toBe(false);
+    expect(await rowCount()).toBe(0);
+  });
+});
