@@ -5,6 +5,7 @@ import { openInfrastructure } from '../infrastructure.js';
 import type { Logger } from '../log.js';
 import { resolveWithdrawal, type OperatorOutcome } from '../processes/withdrawal-processor/resolve.js';
 import { composeService } from '../server.js';
+import { SendingWalletLocks } from '../processes/sending-wallets.js';
 import { streams } from '../domain/streams.js';
 import { withdrawalDecider } from '../domain/withdrawal/decide.js';
 import { loadAggregate } from '../application/command-handler.js';
@@ -24,13 +25,14 @@ export const withdrawalsResolveCommand = async (config: Config, logger: Logger, 
     return 2;
   }
   const infrastructure = await openInfrastructure(config, logger, 'cli');
+  const sendingWallets = new SendingWalletLocks(infrastructure.databaseTarget);
   try {
     const { state } = await loadAggregate(infrastructure.store, streams.withdrawal(withdrawalId), withdrawalDecider);
     if (state.status === 'None') throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${withdrawalId}`);
     const composed = composeService(infrastructure, config, logger);
     const gateway = composed.gateways(state.chainId);
     if (!gateway || !infrastructure.signer || !composed.organizationWallets) throw new DomainError('SERVICE_UNAVAILABLE', `${state.chainId} does not run here`);
-    const services = { chain: gateway.chain, gateway, signer: infrastructure.signer, wallets: composed.organizationWallets, store: infrastructure.store, clock: () => new Date(), db: infrastructure.db, logger };
+    const services = { chain: gateway.chain, gateway, signer: infrastructure.signer, wallets: composed.organizationWallets, store: infrastructure.store, clock: () => new Date(), db: infrastructure.db, logger, sendingWallets };
     const resolved = await resolveWithdrawal(services, withdrawalId, { outcome, reason: values.reason, operator: values.operator });
     process.stdout.write(JSON.stringify({ withdrawal: resolved }, null, 2) + '\n');
     return 0;
@@ -39,6 +41,7 @@ export const withdrawalsResolveCommand = async (config: Config, logger: Logger, 
     process.stderr.write(`${error.code}: ${error.message}\n`);
     return 1;
   } finally {
+    await sendingWallets.close();
     await infrastructure.close();
   }
 };

@@ -15,6 +15,7 @@ import { chainAvailability } from '../../src/chains/chain-availability.js';
 import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
 import { addressCodecs } from '../../src/chains/families.js';
 import { WithdrawalProcessor } from '../../src/processes/withdrawal-processor/index.js';
+import { SendingWalletLocks } from '../../src/processes/sending-wallets.js';
 import { findChain } from '../../src/catalog/registry.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
@@ -77,8 +78,10 @@ export const startChainWorkerFixture = async (label: string, options: ChainWorke
   });
   const runners =
     options.projections === 'none' ? [] : allProjections().map((projection) => new ProjectionRunner({ projection, store: infrastructure.store, database: infrastructure.databaseTarget, logger }));
+  const sendingWallets = new SendingWalletLocks(infrastructure.databaseTarget);
   const stop = async () => {
     await Promise.all(runners.map((runner) => runner.stop()));
+    await sendingWallets.close();
     await infrastructure.close();
   };
 
@@ -108,6 +111,7 @@ export const startChainWorkerFixture = async (label: string, options: ChainWorke
       clock,
       db: infrastructure.db,
       logger,
+      sendingWallets,
       ...overrides,
     });
     const withdrawalServices = (overrides: Partial<WithdrawalServices> = {}): WithdrawalServices => ({

@@ -3,7 +3,7 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import type { CancellationSender } from '../../chains/transfers/cancellation.js';
 import { sendRecorded, type TransferFaults } from '../../chains/transfers/follow.js';
-import { withSendingWallet } from '../sending-wallets.js';
+import type { SendingWalletLocks } from '../sending-wallets.js';
 import { settle } from '../settlement.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { signSweepTransfer } from '../../chains/transfers/transactions.js';
@@ -30,6 +30,8 @@ export interface SweepServices extends CommandServices {
   wallets: OrganizationWallets;
   db: Kysely<Database>;
   logger: Logger;
+  /** the sending wallets' locks (one signer per wallet across processes), on sessions of their own */
+  sendingWallets: SendingWalletLocks;
   /** defaults to the process's shared batcher, so every writer of one ledger takes turns */
   ledgerBatcher?: LedgerBatcher;
   /** fault injection for crash tests */
@@ -209,7 +211,7 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
           const gasAddress = plan.gasWalletAddress!;
           // the gas wallet's one signer at a time (the withdrawal processor pays gas from it too): its
           // next nonce picked, the top-up signed, recorded and sent under the lease
-          const waiting = await withSendingWallet(services.db, chain, gasAddress, async (): Promise<SweepProgress | null> => {
+          const waiting = await services.sendingWallets.withWallet(chain, gasAddress, async (): Promise<SweepProgress | null> => {
             const topUp = await prepareGasTopUp(signer, gateway, {
               chain,
               walletIndex: plan.walletIndex,

@@ -10,6 +10,7 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { isSweptChain } from '../../projections/sweep-queue.js';
+import { SendingWalletLocks } from '../sending-wallets.js';
 import { Sweeper, type SweeperOptions } from './worker.js';
 
 export { Sweeper, type PassResult, type SweeperOptions } from './worker.js';
@@ -31,13 +32,14 @@ export interface SweeperDependencies {
   options?: Omit<SweeperOptions, 'services' | 'database'>;
 }
 
-/** One sweeper per running EVM and Tron chain that has a gateway. */
+/** One sweeper per running EVM and Tron chain that has a gateway; they share the sending wallets' lock sessions. */
 export const createSweepers = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {} }: SweeperDependencies) => {
   const sweepers: Sweeper[] = [];
+  const sendingWallets = new SendingWalletLocks(database);
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !gateway || !isSweptChain(chain.id)) continue;
-    const services: SweepServices = { chain, gateway, signer, wallets, store, clock, db, logger, ...(stuck ? { stuck } : {}) };
+    const services: SweepServices = { chain, gateway, signer, wallets, store, clock, db, logger, sendingWallets, ...(stuck ? { stuck } : {}) };
     sweepers.push(new Sweeper({ ...options, services, database }));
   }
   return {
@@ -45,6 +47,7 @@ export const createSweepers = ({ chains, gateways, signer, wallets, store, clock
     start: () => sweepers.forEach((sweeper) => sweeper.start()),
     stop: async () => {
       await Promise.all(sweepers.map((sweeper) => sweeper.stop()));
+      await sendingWallets.close();
     },
   };
 };

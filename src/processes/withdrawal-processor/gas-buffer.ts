@@ -8,7 +8,6 @@ import { gasTopUpDecider, type GasTopUpState } from '../../domain/gas-top-up/gas
 import { streams } from '../../domain/streams.js';
 import type { WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
 import type { ExpectedRevision } from '../../eventstore/port.js';
-import { withSendingWallet } from '../sending-wallets.js';
 import { followGasTopUp } from './gas.js';
 import type { GasBufferPolicy, WithdrawalProcessingServices } from './services.js';
 
@@ -121,7 +120,7 @@ const sendBufferTopUp = async (
   const { chain, gateway, signer } = services;
   if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
   const gasAddress = wallets.gasAddress;
-  return withSendingWallet(services.db, chain, gasAddress, async () => {
+  return services.sendingWallets.withWallet(chain, gasAddress, async () => {
     const spendable = await gateway.balance(gasAddress, 'native');
     const ceiling = spendable / 2n;
     const withinCeiling = size.wanted < ceiling ? size.wanted : ceiling;

@@ -7,7 +7,6 @@ import { streams } from '../../domain/streams.js';
 import type { WithdrawalRecord } from '../../domain/withdrawal/withdrawal.js';
 import type { SignedStep } from '../../domain/sweep/sweep.js';
 import { settle } from '../settlement.js';
-import { withSendingWallet } from '../sending-wallets.js';
 import type { WithdrawalProcessingServices } from './services.js';
 
 export type GasStep = { kind: 'confirmed' } | { kind: 'waiting'; for: 'gas' | 'confirmations' } | { kind: 'signed' } | { kind: 'failed'; error: string };
@@ -50,7 +49,7 @@ export const withdrawalGasTopUps = async (services: WithdrawalProcessingServices
   const send = async (shortfall: bigint, replacing?: string): Promise<GasStep> => {
     if (!wallets.gasAddress) return { kind: 'failed', error: `${chain.id} has no gas wallet` };
     const gasAddress = wallets.gasAddress;
-    return withSendingWallet(services.db, chain, gasAddress, async (): Promise<GasStep> => {
+    return services.sendingWallets.withWallet(chain, gasAddress, async (): Promise<GasStep> => {
       const topUp = await prepareGasTopUp(signer, gateway, { chain, walletIndex: wallets.index, gasAddress, to: wallets.settlementAddress, shortfall, gasWalletBusy: false, now: services.clock() });
       if (topUp.kind !== 'signed') {
         services.logger.warn('withdrawal: waiting for gas', { withdrawalId: withdrawal.id, gasWallet: gasAddress, ...(topUp.kind === 'wait' ? { required: topUp.required.toString(), available: topUp.available.toString() } : {}) });

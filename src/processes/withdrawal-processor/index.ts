@@ -12,6 +12,7 @@ import type { BitcoinFeePolicy, ChainsConfig, EvmFeePolicy, TronFeePolicy } from
 import { gweiToWei } from '../../chains/evm/fees.js';
 import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
+import { SendingWalletLocks } from '../sending-wallets.js';
 import { WithdrawalProcessor, type WithdrawalProcessorOptions } from './worker.js';
 
 export { WithdrawalProcessor, type ProcessorPassResult, type WithdrawalProcessorOptions } from './worker.js';
@@ -65,9 +66,10 @@ export const gasBufferOf = (chainsConfig: ChainsConfig | null | undefined, chain
   return { payments, lowWaterPayments: Math.min(fees?.gasBufferLowWaterPayments ?? Math.floor(payments / 4), payments) };
 };
 
-/** One withdrawal processor per running chain that has a gateway. */
+/** One withdrawal processor per running chain that has a gateway; they share the sending wallets' lock sessions. */
 export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
   const processors: WithdrawalProcessor[] = [];
+  const sendingWallets = new SendingWalletLocks(database);
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !wallets || !gateway) continue;
@@ -83,6 +85,7 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
       clock,
       db,
       logger,
+      sendingWallets,
       ...(stuck ? { stuck } : {}),
       ...(replaceAfterBlocks === undefined ? {} : { replaceAfterBlocks }),
       ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
@@ -95,6 +98,7 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
     start: () => processors.forEach((processor) => processor.start()),
     stop: async () => {
       await Promise.all(processors.map((processor) => processor.stop()));
+      await sendingWallets.close();
     },
   };
 };
