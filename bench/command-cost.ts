@@ -11,7 +11,6 @@
  *   npm run bench:command-cost
  *   BENCH_SECONDS=30 BENCH_COMMAND_TOKENS=20 npm run bench:command-cost
  */
-import fs from 'node:fs/promises';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { silentLogger } from '../src/log.js';
@@ -19,41 +18,13 @@ import { runBenchmark } from './lib/lifecycle.js';
 import { runLoad, summarizeLoad } from './lib/load.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
+import { cpuMs, parentOf, serverCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
 import { benchDataDir, startBenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
 const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** user + system CPU of a process, ms; `children`: with its reaped children's (a server's exited backends) */
-const cpuMs = async (pid: number, children = false): Promise<number> => {
-  const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  if (text === null) return 0;
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // fields from the state (3rd of stat): utime is the 14th of stat, so index 11 here
-  const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number) as [number, number, number, number];
-  return ((utime + stime + (children ? cutime + cstime : 0)) * 1000) / CLOCK_TICKS_PER_SECOND;
-};
-
-const parentOf = async (pid: number): Promise<number> => {
-  const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
-};
-
-/** every process of the PostgreSQL server: the postmaster (with its reaped children) and its live children */
-const serverCpuMs = async (postmaster: number): Promise<number> => {
-  let total = await cpuMs(postmaster, true);
-  for (const entry of await fs.readdir('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === postmaster) continue;
-    const parent = await parentOf(pid).catch(() => -1);
-    if (parent === postmaster) total += await cpuMs(pid);
-  }
-  return total;
-};
 
 /** a statement on one line, its select list left out (the tables and conditions tell statements apart) */
 const shortened = (query: string) => query.replace(/\s+/g, ' ').replace(/^select (.{40,}?) from /, 'select … from ').replaceAll('|', '\\|').slice(0, 160);

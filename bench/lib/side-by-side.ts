@@ -17,6 +17,7 @@ import type { EventStore } from '../../src/eventstore/port.js';
 import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import { createLogger } from '../../src/log.js';
+import { countAppendCosts, describeAppendCosts } from './append-costs.js';
 import { runClosedLoop, type AppendOnce, type ClosedLoopFigures } from './closed-loop.js';
 import { depositEvent } from './deposit-event.js';
 import { createEmmettContender } from './emmett-contender.js';
@@ -61,6 +62,12 @@ const cleanupSteps = (progress: (message: string) => void) => {
   };
 };
 
+/** `close` run once, however many times it is called */
+const once = (close: () => Promise<unknown>) => {
+  let closing: Promise<unknown> | undefined;
+  return () => (closing ??= close());
+};
+
 const describe = (name: string, figures: ClosedLoopFigures) =>
   `${name}: ${num(figures.appendsPerSecond)} appends/s (${num(figures.appends)} in ${num(figures.elapsedMs / 1000, 2)} s), ` +
   `p50 ${num(figures.latency.p50, 2)} ms, p99 ${num(figures.latency.p99, 2)} ms`;
@@ -84,9 +91,12 @@ const measurePgbench = async (
     progress(`pgbench (${found.binary}): ${WARMUP_SECONDS} s warm-up`);
     await run(0, WARMUP_SECONDS);
     progress(`pgbench: ${seconds} s, ${clients} clients`);
+    const costs = await countAppendCosts(pool, `${EQUIVALENT_SCHEMA}.events`);
     const result = await run(1, seconds);
+    const cost = await costs();
     const events = await verifyEquivalentRows(pool);
     progress(`pgbench: ${num(result.tps)} tps (${num(result.transactions)} transactions; ${num(events)} event rows in all)`);
+    progress(describeAppendCosts('pgbench', cost, false));
     return { tps: result.tps };
   } catch (error) {
     lifecycle.checkpoint(); // Ctrl-C ends the whole comparison; any other failure is reported as the figure's note
@@ -151,8 +161,10 @@ export const compareAppendThroughput = async (options: SideBySideOptions): Promi
     lifecycle.checkpoint();
 
     // (b) ledgergate, through the public EventStore port only
+    const ledgergateCosts = await countAppendCosts(pool, 'eventstore.events');
     const store = createPostgresEventStore({ pool, listenConfig: connection, logger });
-    cleanup.add('close the event store', () => store.close());
+    const closeStore = once(() => store.close());
+    cleanup.add('close the event store', closeStore);
     progress(`ledgergate: ${WARMUP_SECONDS} s warm-up + ${seconds} s, ${clients} clients`);
     const ledgergate = await runClosedLoop({
       clients,
@@ -161,11 +173,15 @@ export const compareAppendThroughput = async (options: SideBySideOptions): Promi
       newClient: ledgergateClient(store),
       interrupt: lifecycle.signal,
     });
+    await closeStore();
     progress(describe('ledgergate', ledgergate));
+    progress(describeAppendCosts('ledgergate', await ledgergateCosts(), true));
 
     // (c) Emmett last: creating its store swaps pg's global JSON parsers until it is closed
     const emmett = await createEmmettContender(connection, { poolSize: clients, streamsPerClient: STREAMS_PER_CLIENT });
-    cleanup.add('close the Emmett event store', () => emmett.close());
+    const closeEmmett = once(() => emmett.close());
+    cleanup.add('close the Emmett event store', closeEmmett);
+    const emmettCosts = await countAppendCosts(pool, 'emt_messages');
     progress(`Emmett: ${WARMUP_SECONDS} s warm-up + ${seconds} s, ${clients} clients`);
     const emmettFigures = await runClosedLoop({
       clients,
@@ -174,7 +190,9 @@ export const compareAppendThroughput = async (options: SideBySideOptions): Promi
       newClient: emmett.newClient,
       interrupt: lifecycle.signal,
     });
+    await closeEmmett();
     progress(describe('Emmett', emmettFigures));
+    progress(describeAppendCosts('Emmett', await emmettCosts(), true));
     progress(await eventSizes(pool));
 
     return {
