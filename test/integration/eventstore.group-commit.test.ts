@@ -50,6 +50,47 @@ describe('PostgreSQL event store: group commit', () => {
     expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
   });
 
+  it('writers that append again as soon as they are answered share one batch: 8 writers × 20 appends in 21 transactions', async () => {
+    const streams = Array.from({ length: 8 }, (_, n) => stream(`loop${n}`));
+    await Promise.all(
+      streams.map(async (name) => {
+        for (let n = 0; n < 20; n++) await store.append(name, n === 0 ? 'no_stream' : BigInt(n - 1), [event(n)]);
+      }),
+    );
+    // the first append finds the appender idle and goes out alone; the other 7 wait for it, and from then on every
+    // writer answered asks again before the next batch goes out, so each batch holds all 8 (not 1 and 7 in turn)
+    const { rows } = await database.pool.query<{ transactions: string }>('select count(distinct xmin::text) as transactions from eventstore.events where stream_id = any($1)', [streams]);
+    expect(Number(rows[0]!.transactions)).toBe(21);
+    for (const name of streams) expect((await store.readStream(name)).map((recorded) => recorded.revision)).toEqual(Array.from({ length: 20 }, (_, n) => BigInt(n)));
+  });
+
+  it('writers racing for one stream in gathered batches: each revision won once, the losers refused and deciding again, no gap', async () => {
+    const contested = stream('raced');
+    const wins = await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        let won = 0;
+        let known: bigint | null = null;
+        for (let attempt = 0; attempt < 200 && won < 5; attempt++) {
+          try {
+            const { streams: [written] } = await store.append(contested, known ?? 'no_stream', [event(writer * 100 + won)]);
+            known = written!.revision;
+            won++;
+          } catch (error) {
+            if (!(error instanceof WrongExpectedRevisionError)) throw error;
+            known = error.actual ?? null; // decide again on what the store says, without another read
+          }
+        }
+        return won;
+      }),
+    );
+    expect(wins).toEqual(Array.from({ length: 8 }, () => 5));
+    const recorded = await store.readStream(contested);
+    expect(recorded.map((event) => event.revision)).toEqual(Array.from({ length: 40 }, (_, n) => BigInt(n)));
+    expect(new Set(recorded.map((event) => (event.data as { n: number }).n)).size).toBe(40);
+    const positions = recorded.map((event) => event.position);
+    expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+  });
+
   it('one poisoned append (a string jsonb cannot hold) among concurrent appends of other tenants fails alone; every other one commits', async () => {
     const tenants = Array.from({ length: 40 }, (_, n) => stream(`tenant${n}`));
     const poisoned = stream('poisoned');

@@ -63,6 +63,11 @@ const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutc
  * in the next one: ONE statement and ONE commit (one WAL flush) for all of them, each still its
  * own atomic append with its own answer (see the append_batch migration). Idle, an append goes
  * out at once; under load the batches grow by themselves, so commits stop being the limit.
+ *
+ * After a batch is answered, the next one waits for the rest of that turn of the event loop: a
+ * writer answered appends again before it goes out, and joins the ones already waiting. Without
+ * that, in a closed loop the first writer answered went out alone and the others waited for it
+ * (8 writers made batches of 1 and 7 in turn: half the commits carried one append).
  */
 export class GroupCommitAppender {
   private readonly batches: Coalescer<StreamAppend[], { outcome: BatchOutcome } | { refused: unknown }>;
@@ -89,7 +94,7 @@ export class GroupCommitAppender {
         for (const item of batch) answers.push(await write([item]).then(([outcome]) => ({ outcome: outcome! }), (refused: unknown) => ({ refused })));
         return answers;
       }
-    }, maxAppendsPerBatch);
+    }, { maxBatch: maxAppendsPerBatch, gatherAfterAnswer: true });
   }
 
   async append(appends: StreamAppend[]): Promise<AppendResult> {
