@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp } from './api/app.js';
+import { createApp, createOperationsApp } from './api/app.js';
 import { createDevnet } from './chains/devnet/index.js';
 import { createOrganizationWallets, organizationWalletAddresses, organizationWalletSpace } from './application/organization-wallets.js';
 import type { GatewayLookup } from './chains/gateway-lookup.js';
@@ -18,7 +18,7 @@ import { createNodeGateways } from './chains/node-gateways.js';
 import { bitcoinOwnOutputs } from './application/bitcoin-own-outputs.js';
 import { CHAINS } from './catalog/registry.js';
 import { createChainWatchers, watcherPollIntervalMs } from './processes/deposit-watcher/index.js';
-import type { Config } from './config/env.js';
+import type { Config, ServeRole } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
@@ -47,7 +47,11 @@ const throwIfStopping = (stopSignal: AbortSignal | undefined) => {
   if (stopSignal?.aborted) throw new StoppedDuringStartError();
 };
 
-const listen = (app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> =>
+/** SERVE_ROLE: whether this process answers the API, and whether it runs the background work */
+export const servesApi = (role: ServeRole) => role !== 'workers';
+export const runsWorkers = (role: ServeRole) => role !== 'api';
+
+const listen = (app: { fetch: ReturnType<typeof createApp>['fetch'] }, config: Config): Promise<ServerType> =>
   new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(server));
     server.once('error', reject);
@@ -75,6 +79,10 @@ const signerMissing = {
 /**
  * The parts of the service over given infrastructure: the app, the projection runners and the
  * workers. Tests compose it over a test database; startService over the configured one.
+ * `config.SERVE_ROLE` says which of them this process runs: `api` answers the whole API and starts
+ * no background work (the devnet's endpoints included: its chains are in the database); `workers`
+ * runs every projection, the webhook dispatcher, the devnet's block producer, the deposit
+ * watchers, sweepers and withdrawal processors, and answers only /healthz, /readyz and /metrics.
  */
 export const composeService = (infrastructure: Infrastructure, config: Config, logger: Logger, clock: () => Date = () => new Date()) => {
   const services: OrganizationServices = {
@@ -151,20 +159,25 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     stuck: stuckTransactions,
     chainsConfig: config.chains,
   });
+  // readiness reads the projections' checkpoints in the database, wherever they run
   const readiness = createReadiness(infrastructure.db, infrastructure.store, projections);
-  const app = createApp({
-    readiness: readiness.check,
-    gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
-    // POST /withdrawals checks the gas wallet's balance on every request: concurrent checks share reads
-    withdrawals: { gateways: sharedBalanceReads(gateways), wallets: organizationWallets },
-    logger,
-    health: infrastructure.health,
-    services,
-    depositAccounts,
-    devnet,
-    chains: availability,
-    rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
-  });
+  const role = config.SERVE_ROLE;
+  const background = runsWorkers(role);
+  const app = servesApi(role)
+    ? createApp({
+        readiness: readiness.check,
+        gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
+        // POST /withdrawals checks the gas wallet's balance on every request: concurrent checks share reads
+        withdrawals: { gateways: sharedBalanceReads(gateways), wallets: organizationWallets },
+        logger,
+        health: infrastructure.health,
+        services,
+        depositAccounts,
+        devnet,
+        chains: availability,
+        rateLimits: { perMinute: config.RATE_LIMIT_PER_MINUTE, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+      })
+    : createOperationsApp({ readiness: readiness.check, logger, health: infrastructure.health });
   // GET /metrics: the figures of the read models, and the stuck transactions this process's workers see
   const stopObserving = observeService({
     ...operationsFigures(infrastructure.db, infrastructure.store, projections),
@@ -187,8 +200,10 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     withdrawalProcessors: withdrawalProcessors.processors,
     /** sent transactions without an outcome for too long (for metrics and operators) */
     stuckTransactions,
-    /** catch the read models up (so the first requests see current data), then follow live */
+    role,
+    /** catch the read models up (so the first requests see current data), then follow live (an `api` process: nothing) */
     startWorkers: async (stopSignal?: AbortSignal) => {
+      if (!background) return;
       for (const runner of runners) {
         await runner.catchUp(stopSignal);
         throwIfStopping(stopSignal);
@@ -202,13 +217,15 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     },
     /** projections first (no new outbox rows), then the sends in flight */
     stopWorkers: async () => {
-      // the watchers first: they append the events the projections turn into outbox rows
-      await watchers.stop();
-      await sweepers.stop();
-      await withdrawalProcessors.stop();
-      await Promise.all(runners.map((runner) => runner.stop()));
-      await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
-      await devnet?.stopProducer();
+      if (background) {
+        // the watchers first: they append the events the projections turn into outbox rows
+        await watchers.stop();
+        await sweepers.stop();
+        await withdrawalProcessors.stop();
+        await Promise.all(runners.map((runner) => runner.stop()));
+        await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
+        await devnet?.stopProducer();
+      }
       for (const gateway of nodeGateways.values()) gateway.close?.();
       stopObserving();
     },
@@ -216,10 +233,10 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
 };
 
 /**
- * The whole service in one process: API, projections and workers. `stopSignal` aborted during the
- * start (a SIGTERM while the projections catch up on a long history) ends it between two batches:
- * what started is stopped, the embedded database too, and the start rejects with
- * StoppedDuringStartError.
+ * The service in one process: API, projections and workers, or the part SERVE_ROLE names.
+ * `stopSignal` aborted during the start (a SIGTERM while the projections catch up on a long
+ * history) ends it between two batches: what started is stopped, the embedded database too, and
+ * the start rejects with StoppedDuringStartError.
  */
 export const startService = async (config: Config, logger: Logger, stopSignal?: AbortSignal): Promise<RunningService> => {
   const infrastructure = await openInfrastructure(config, logger, 'server');
@@ -241,7 +258,7 @@ export const startService = async (config: Config, logger: Logger, stopSignal?: 
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     await service.startWorkers(stopSignal);
     throwIfStopping(stopSignal);
-    await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind });
+    await logStartSummary(logger, config, infrastructure.store, { url, eventStore: infrastructure.eventStoreKind, role: service.role });
     const listening = server;
     return {
       url,

@@ -76,8 +76,37 @@ const fromHttpException = (error: HTTPException): ApiError => {
   return internalError();
 };
 
-/** The Hono application: shared middleware, error mapping, and one router per resource. */
-export const createApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }), services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {
+/** 404 and 405 for what no route answers, and one error body for whatever a handler throws. */
+const withErrorAnswers = <App extends OpenAPIHono<AppEnv>>(app: App, logger: Logger): App => {
+  // a known path asked with a method it does not have: 405 naming the ones it has (RFC 9110)
+  const methodsOf = allowedMethods(app.routes);
+  app.notFound((c) => {
+    const allowed = methodsOf(c.req.path);
+    // no route here, or one that has this method and found nothing (an asset that does not exist)
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return c.json(notFound().toBody(), 404);
+    c.header('Allow', allowed.join(', '));
+    return c.json(new ApiError('METHOD_NOT_ALLOWED', 405, `${c.req.method} is not allowed here; use ${allowed.join(', ')}`).toBody(), 405);
+  });
+  app.onError((error, c) => {
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : error instanceof DomainError
+          ? ApiError.fromDomain(error)
+          : error instanceof HTTPException
+            ? fromHttpException(error)
+            : null;
+    if (apiError) return c.json(apiError.toBody(), apiError.status, apiError.headers);
+    (c.get('logger') ?? logger).error('unhandled error', { error: error.message, stack: error.stack });
+    return c.json(internalError().toBody(), 500);
+  });
+  return app;
+};
+
+type OperationsDependencies = Pick<AppDependencies, 'logger' | 'health' | 'readiness'>;
+
+/** The shared middleware and what an operator asks of every process: /healthz, /readyz, /metrics. */
+const operationsApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }) }: OperationsDependencies) => {
   const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestContext(logger));
   app.use('*', recordRequestMetrics());
@@ -87,6 +116,19 @@ export const createApp = ({ logger, health, readiness = async () => ({ ready: tr
   app.route('/', healthRoutes(health));
   app.route('/', readinessRoutes(readiness));
   app.route('/', metricsRoutes());
+  return app;
+};
+
+/**
+ * A `workers` process's HTTP (SERVE_ROLE): /healthz, /readyz and /metrics alone, so its health
+ * can be checked and its workers' figures scraped; every other path is 404 (the API is served by
+ * the `api` processes).
+ */
+export const createOperationsApp = (dependencies: OperationsDependencies) => withErrorAnswers(operationsApp(dependencies), dependencies.logger);
+
+/** The Hono application: shared middleware, error mapping, and one router per resource. */
+export const createApp = ({ logger, health, readiness, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {
+  const app = operationsApp({ logger, health, readiness });
   // a person who opens the service's address finds the console (integrators: /docs, linked from it and from the start line)
   app.get('/', (c) => c.redirect('/console', 302));
   app.route('/', docsRoutes());
@@ -120,30 +162,7 @@ export const createApp = ({ logger, health, readiness = async () => ({ ready: tr
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   let document: ReturnType<typeof app.getOpenAPI31Document> | null = null;
   app.get('/openapi.json', (c) => c.json((document ??= forClientGenerators(app.getOpenAPI31Document(OPENAPI_INFO)))));
-
-  // a known path asked with a method it does not have: 405 naming the ones it has (RFC 9110)
-  const methodsOf = allowedMethods(app.routes);
-  app.notFound((c) => {
-    const allowed = methodsOf(c.req.path);
-    // no route here, or one that has this method and found nothing (an asset that does not exist)
-    if (allowed.length === 0 || allowed.includes(c.req.method)) return c.json(notFound().toBody(), 404);
-    c.header('Allow', allowed.join(', '));
-    return c.json(new ApiError('METHOD_NOT_ALLOWED', 405, `${c.req.method} is not allowed here; use ${allowed.join(', ')}`).toBody(), 405);
-  });
-  app.onError((error, c) => {
-    const apiError =
-      error instanceof ApiError
-        ? error
-        : error instanceof DomainError
-          ? ApiError.fromDomain(error)
-          : error instanceof HTTPException
-            ? fromHttpException(error)
-            : null;
-    if (apiError) return c.json(apiError.toBody(), apiError.status, apiError.headers);
-    (c.get('logger') ?? logger).error('unhandled error', { error: error.message, stack: error.stack });
-    return c.json(internalError().toBody(), 500);
-  });
-  return app;
+  return withErrorAnswers(app, logger);
 };
 
 export type App = ReturnType<typeof createApp>;

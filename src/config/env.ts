@@ -20,6 +20,10 @@ const eventStoreUrl = z
   .string()
   .regex(/^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'a kurrentdb:// or esdb:// connection string');
 
+/** What one `serve` process runs (CONTRACT §11: any number of them may share one database). */
+export const SERVE_ROLES = ['all', 'api', 'workers'] as const;
+export type ServeRole = (typeof SERVE_ROLES)[number];
+
 /** Every environment variable the service and the CLI read, parsed once (CONTRACT §1). */
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -53,6 +57,12 @@ export const envSchema = z.object({
   /** connections of the background workers' pool: deposit watchers, sweepers, withdrawal processors, the devnet */
   DATABASE_WORKERS_POOL_SIZE: positiveInt(16),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  /**
+   * what `serve` runs: `all` (the API and the background work, one process), `api` (the API alone)
+   * or `workers` (projections, webhook delivery, chain workers and the devnet's blocks, with only
+   * /healthz, /readyz and /metrics on PORT)
+   */
+  SERVE_ROLE: z.enum(SERVE_ROLES).default('all'),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -141,7 +141,7 @@ describe('operations: GET /metrics, GET /readyz, the start line', () => {
 
   it('says at start where it listens, which chains run on what, and what to run next', () => {
     const line = service.logs.find((record) => record.msg === 'ledgergate listening');
-    expect(line).toMatchObject({ level: 'info', url: service.url, console: `${service.url}/console`, docs: `${service.url}/docs`, eventStore: 'postgres' });
+    expect(line).toMatchObject({ level: 'info', url: service.url, console: `${service.url}/console`, docs: `${service.url}/docs`, eventStore: 'postgres', role: 'all' });
     expect(line?.chains).toMatchObject({ 'eip155:1': 'devnet', 'xrpl:mainnet': 'devnet' });
     expect(line?.next).toMatch(/npx ledgergate bootstrap --org <name> --user <username>/);
     expect(service.logs.some((record) => /no chain is enabled/.test(String(record.msg)))).toBe(false);

@@ -19,6 +19,7 @@ describe('configuration (CONTRACT §1)', () => {
       DATABASE_POOL_SIZE: 10,
       DATABASE_READ_SIDE_POOL_SIZE: 12,
       DATABASE_WORKERS_POOL_SIZE: 16,
+      SERVE_ROLE: 'all',
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.EVENTSTORE_URL).toBeUndefined();
@@ -46,6 +47,7 @@ describe('configuration (CONTRACT §1)', () => {
       WEBHOOK_RETRY_DELAYS_MS: '10,20,30',
       DEVNET_BLOCK_TIME_MS: '250',
       CHAINS_CONFIG: '',
+      SERVE_ROLE: 'workers',
     });
     expect(config).toMatchObject({
       PORT: 9000,
@@ -54,6 +56,7 @@ describe('configuration (CONTRACT §1)', () => {
       isProduction: true,
       WEBHOOK_RETRY_DELAYS_MS: [10, 20, 30],
       DEVNET_BLOCK_TIME_MS: 250,
+      SERVE_ROLE: 'workers',
     });
     expect(config.CHAINS_CONFIG).toBeUndefined();
   });
@@ -64,13 +67,13 @@ describe('configuration (CONTRACT §1)', () => {
   });
 
   it('names every invalid variable at once', () => {
-    const attempt = () => loadConfig({ PORT: 'eighty', EVENTSTORE_URL: 'http://x', WEBHOOK_RETRY_DELAYS_MS: '5s,10s', NODE_ENV: 'staging' });
+    const attempt = () => loadConfig({ PORT: 'eighty', EVENTSTORE_URL: 'http://x', WEBHOOK_RETRY_DELAYS_MS: '5s,10s', NODE_ENV: 'staging', SERVE_ROLE: 'both' });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
       const fields = (error as ConfigError).issues.map((issue) => issue.split(':')[0]);
-      expect(fields.sort()).toEqual(['EVENTSTORE_URL', 'NODE_ENV', 'PORT', 'WEBHOOK_RETRY_DELAYS_MS']);
+      expect(fields.sort()).toEqual(['EVENTSTORE_URL', 'NODE_ENV', 'PORT', 'SERVE_ROLE', 'WEBHOOK_RETRY_DELAYS_MS']);
     }
   });
 });

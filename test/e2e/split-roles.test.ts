@@ -1,0 +1,150 @@
+import ecc from '@bitcoinerlab/secp256k1';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChain } from '../../src/catalog/registry.js';
+import { addressCodecs } from '../../src/chains/families.js';
+import { XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
+import { allProjections } from '../../src/projections/registry.js';
+import { totpCode } from '../../src/security/totp.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { processEnvironment, runCli, startServiceProcess, waitUntilReady, type ServiceProcess } from '../support/service-process.js';
+import { waitUntil } from '../support/webhook-receiver.js';
+
+const XRP = 'xrpl:mainnet'; // 1 confirmation
+const XRP_NATIVE = `${XRP}/slip44:144`;
+const DEPOSIT = 50_000_000n;
+const WITHDRAWAL = 1_000_000n;
+
+interface Bootstrap {
+  apiKey: string;
+  users: { username: string; password: string; totpSecret: string }[];
+}
+
+/** log lines that say a background worker became active in a process */
+const WORKER_ACTIVE = new Set(['projection: active', 'chain watcher: active', 'sweeper: active', 'withdrawal-processor: active']);
+const activeWorkers = (service: ServiceProcess) => service.logs.filter((record) => WORKER_ACTIVE.has(String(record.msg)));
+
+const externalXrpAddress = () => {
+  const chain = findChain(XRP)!;
+  let publicKey: Uint8Array | null = null;
+  while (!publicKey) publicKey = ecc.pointFromScalar(randomBytes(32), true);
+  return addressCodecs[chain.family].addressFromPublicKey(publicKey, chain.network);
+};
+
+/**
+ * SERVE_ROLE: one `api` process and one `workers` process on one database make one service. The
+ * api process runs no background work and is ready only once the projections (run by the workers
+ * process) have applied what the store held at its start; a deposit made through it is credited
+ * and a withdrawal made through it completes, all of it visible through it; a key it rotates is
+ * refused by it at once; each stops cleanly on SIGTERM.
+ */
+describe('an api process and a workers process on one database', () => {
+  let database: TestDatabase;
+  let env: Awaited<ReturnType<typeof processEnvironment>>;
+  let acme: Bootstrap;
+  let apiKey: string;
+  let api: ServiceProcess | undefined;
+  let workers: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('split_roles');
+    env = await processEnvironment(database, 'split', { DEVNET_BLOCK_TIME_MS: '300', RATE_LIMIT_PER_MINUTE: '1000000' });
+    const bootstrap = await runCli(['bootstrap', '--org', 'Acme', '--user', 'alice', '--json'], env);
+    expect(bootstrap.code, bootstrap.stderr).toBe(0);
+    acme = JSON.parse(bootstrap.stdout) as Bootstrap;
+    apiKey = acme.apiKey;
+  }, 60_000);
+  afterAll(async () => {
+    for (const service of [api, workers]) service?.child.kill('SIGKILL');
+    await fs.rm(env.DATA_DIR, { recursive: true, force: true });
+    await database?.drop();
+  });
+
+  const call = async (service: ServiceProcess, method: 'GET' | 'POST', url: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${url}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    expect(response.status, `${method} ${url} → ${JSON.stringify(answer)}`).toBeLessThan(300);
+    return answer;
+  };
+  const readiness = async (service: ServiceProcess) => {
+    const response = await fetch(`${service.url}/readyz`);
+    return { status: response.status, body: (await response.json()) as { details?: { waitingFor?: string[] } } };
+  };
+  const depositAddress = async (service: ServiceProcess, userId: string) => {
+    const query = new URLSearchParams({ chainId: XRP, tokenId: XRP_NATIVE, userId });
+    const { address } = (await call(service, 'GET', `/payments/deposit-address?${query}`)) as { address: { properties: { address: string; destinationTag: string } } };
+    return address.properties;
+  };
+  const stopped = async (service: ServiceProcess) => {
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    await service.closed;
+  };
+
+  it('the api process is ready once the workers process caught the projections up, then serves a withdrawal end to end; each stops cleanly', async () => {
+    // an api process alone: it answers, but nothing projects what it appends
+    const firstApi = await startServiceProcess({ ...env, SERVE_ROLE: 'api' }, { waitReady: false });
+    const target = await depositAddress(firstApi, 'user-1');
+    await stopped(firstApi);
+    expect(activeWorkers(firstApi)).toEqual([]);
+    expect(firstApi.logs.find((record) => record.msg === 'ledgergate listening')).toMatchObject({ role: 'api' });
+
+    // a new api process started on that store: not ready while no process runs the projections
+    api = await startServiceProcess({ ...env, SERVE_ROLE: 'api' }, { waitReady: false });
+    const before = await readiness(api);
+    expect(before.status).toBe(503);
+    expect(before.body.details?.waitingFor).toContain('projection accounts');
+
+    // the workers process runs every projection and chain worker, and answers only the operator's paths
+    workers = await startServiceProcess({ ...env, SERVE_ROLE: 'workers' }, { waitReady: false });
+    await waitUntilReady(api.url);
+    expect((await readiness(api)).status).toBe(200);
+    expect((await fetch(`${workers.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${workers.url}/metrics`)).status).toBe(200);
+    expect((await fetch(`${workers.url}/withdrawals`, { headers: { 'x-api-key': apiKey } })).status).toBe(404);
+    expect(workers.logs.find((record) => record.msg === 'ledgergate listening')).toMatchObject({ role: 'workers' });
+
+    // a deposit through the api process: mined by the workers' block producer, detected, credited, visible through the api
+    await call(api, 'POST', '/devnet/deposits', { chainId: XRP, tokenId: XRP_NATIVE, toAddress: target.address, amount: DEPOSIT.toString(), destinationTag: Number(target.destinationTag) });
+    const available = async () => {
+      const { balances } = (await call(api!, 'GET', '/portfolio')) as { balances: { tokenId: string; available: string }[] };
+      return BigInt(balances.find((entry) => entry.tokenId === XRP_NATIVE)?.available ?? '0');
+    };
+    await waitUntil(async () => (await available()) === DEPOSIT, 30_000, 'the deposit credited');
+
+    // a withdrawal through the api process: signed, sent and confirmed by the workers process
+    const { withdrawal } = (await call(api, 'POST', '/withdrawals', { chainId: XRP, tokenId: XRP_NATIVE, amount: WITHDRAWAL.toString(), recipient: externalXrpAddress(), reference: 'split-1' })) as { withdrawal: { id: string } };
+    const statusOf = async () => ((await call(api!, 'GET', `/withdrawals/${withdrawal.id}`)) as { status: string }).status;
+    await waitUntil(async () => (await statusOf()) === 'Completed', 30_000, 'the withdrawal completed');
+    await waitUntil(async () => (await available()) === DEPOSIT - WITHDRAWAL - XRP_FEE_DROPS, 30_000, 'the withdrawal posted on the ledger');
+
+    // a key rotated through the api process: refused by it from the answer on
+    const alice = acme.users[0]!;
+    const login = await fetch(`${api.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: alice.username, password: alice.password, totpCode: totpCode(alice.totpSecret, new Date()) }),
+    });
+    expect(login.status).toBe(200);
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const rotation = await fetch(`${api.url}/organisation/api-key`, { method: 'PATCH', headers: { authorization: `Bearer ${accessToken}` } });
+    expect(rotation.status).toBe(200);
+    const { apiKey: newKey } = (await rotation.json()) as { apiKey: string };
+    expect((await fetch(`${api.url}/organisation`, { headers: { 'x-api-key': apiKey } })).status).toBe(401);
+    expect((await fetch(`${api.url}/organisation`, { headers: { 'x-api-key': newKey } })).status).toBe(200);
+
+    // the api process ran no background work; the workers process ran all of it
+    expect(activeWorkers(api)).toEqual([]);
+    const projectionsActive = activeWorkers(workers).filter((record) => record.msg === 'projection: active').map((record) => String(record.projection));
+    expect(projectionsActive.sort()).toEqual(allProjections().map((projection) => projection.name).sort());
+    expect(activeWorkers(workers).some((record) => record.msg === 'withdrawal-processor: active' && record.withdrawalProcessor === XRP)).toBe(true);
+
+    await stopped(api);
+    await stopped(workers);
+  }, 150_000);
+});
