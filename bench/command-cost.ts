@@ -8,6 +8,9 @@
  * from /proc), and the statements that ran most. Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
+ * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
+ * process, their CPU shown apart; `one`: one process), as in `npm run bench`.
+ *
  *   npm run bench:command-cost
  *   BENCH_SECONDS=30 BENCH_COMMAND_TOKENS=20 npm run bench:command-cost
  */
@@ -18,13 +21,15 @@ import { runBenchmark } from './lib/lifecycle.js';
 import { runLoad, summarizeLoad } from './lib/load.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
-import { cpuMs, parentOf, serverCpuMs } from './lib/process-cpu.js';
+import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
 import { benchDataDir, startBenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
 const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
+
+const totalMs = (byRole: Map<string, number>) => [...byRole.values()].reduce((total, ms) => total + ms, 0);
 
 /** a statement on one line, its select list left out (the tables and conditions tell statements apart) */
 const shortened = (query: string) => query.replace(/\s+/g, ' ').replace(/^select (.{40,}?) from /, 'select … from ').replaceAll('|', '\\|').slice(0, 160);
@@ -62,13 +67,14 @@ await runBenchmark(async (lifecycle) => {
   await runLoad(lifecycle, { ...plan, seconds: 3, referencePrefix: `warm-${Date.now().toString(36)}` });
 
   await client.query('select pg_stat_statements_reset()');
-  const serviceBefore = await cpuMs(service.pid);
+  const serviceBefore = await serviceCpuMs(service);
   const serverBefore = await serverCpuMs(postmaster);
   const transactions = `select (xact_commit + xact_rollback)::text as count from pg_stat_database where datname = current_database()`;
   const xactBefore = BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count);
   progress(`load: ${connections} connections for ${seconds} s over ${tokens.length} token(s)`);
   const report = await runLoad(lifecycle, { ...plan, seconds, referencePrefix: `cost-${Date.now().toString(36)}` });
-  const serviceMs = (await cpuMs(service.pid)) - serviceBefore;
+  const serviceAfter = await serviceCpuMs(service);
+  const serviceMs = totalMs(serviceAfter) - totalMs(serviceBefore);
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
   const xact = Number(BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count) - xactBefore);
   const statements = (
@@ -82,9 +88,11 @@ await runBenchmark(async (lifecycle) => {
   const per = (value: number) => (load.created > 0 ? value / load.created : Number.NaN);
   const totalCalls = statements.reduce((sum, row) => sum + Number(row.call_count), 0);
 
-  console.log(`\nPOST /withdrawals, ${tokens.length} token(s), ${connections} connections, ${seconds} s — ${machineLine().replace(/^machine: /, '')}\n`);
+  const layout = service.layout === 'split' ? 'the service as two processes (api, workers)' : 'the service as one process';
+  console.log(`\nPOST /withdrawals, ${tokens.length} token(s), ${connections} connections, ${seconds} s, ${layout} — ${machineLine().replace(/^machine: /, '')}\n`);
   console.log(`created ${num(load.created)} (${num(load.createdPerSecond)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ${num(load.errors)} errors`);
-  console.log(`per created withdrawal: ${per(totalCalls).toFixed(2)} statements, ${per(xact).toFixed(2)} transactions, service CPU ${per(serviceMs).toFixed(2)} ms, PostgreSQL CPU ${per(serverMs).toFixed(2)} ms`);
+  const byProcess = service.layout === 'one' ? '' : ` (${[...serviceAfter].map(([role, ms]) => `${role} ${per(ms - (serviceBefore.get(role) ?? 0)).toFixed(2)}`).join(', ')})`;
+  console.log(`per created withdrawal: ${per(totalCalls).toFixed(2)} statements, ${per(xact).toFixed(2)} transactions, service CPU ${per(serviceMs).toFixed(2)} ms${byProcess}, PostgreSQL CPU ${per(serverMs).toFixed(2)} ms`);
   console.log('\n| calls per withdrawal | rows per call | ms per call | statement |\n|---:|---:|---:|---|');
   for (const row of statements.slice(0, 25)) {
     const calls = Number(row.call_count);

@@ -10,6 +10,11 @@
  *   BENCH_PHASES=withdrawals-one-token,rebuild npm run bench
  *   BENCH_SERVICE_NODE_OPTIONS=--cpu-prof npm run bench    # profile the service (CPU.*.cpuprofile in the project root)
  *
+ * The service runs as BENCH_SERVICE_PROCESSES says: `split` (the default, the deployment
+ * docs/operations.md recommends: one SERVE_ROLE=api and one SERVE_ROLE=workers process on one
+ * database) or `one` (one SERVE_ROLE=all process, as `npm start`). Each withdrawal phase prints the
+ * CPU each process and PostgreSQL used over its load.
+ *
  * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
  * side by side), BENCH_PHASES (all: settlement, withdrawals-one-token, withdrawals-20-tokens,
  * webhooks, deposits, rebuild, history, compare), BENCH_BLOCK_TIME_MS (200),
@@ -31,7 +36,8 @@ import { runWithdrawalPhase } from './lib/phases/withdrawals.js';
 import { formatReport, machineLine, type RunFigures } from './lib/report.js';
 import { connectServiceDb } from './lib/service-db.js';
 import { positive } from './lib/settings.js';
-import { peakRssMiB, startBenchService } from './lib/service.js';
+import { serviceAndServerCpu } from './lib/process-cpu.js';
+import { serviceLayout, servicePeakRssMiB, startBenchService } from './lib/service.js';
 import { compareAppendThroughput } from './lib/side-by-side.js';
 import { summarize } from './lib/stats.js';
 import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
@@ -67,7 +73,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   const depositCount = Math.round(positive('BENCH_DEPOSITS', 5000));
   const compareClients = Math.round(positive('BENCH_CLIENTS', 8));
   const phases = selectedPhases();
-  const figures: RunFigures = { seconds, connections };
+  const figures: RunFigures = { seconds, connections, serviceLayout: serviceLayout() };
   progress(machineLine());
 
   const receiver = await startBenchWebhookReceiver();
@@ -81,6 +87,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   const samplerDb = await connectServiceDb(lifecycle, service.dataDir);
   const monitorDb = await connectServiceDb(lifecycle, service.dataDir);
   const monitor = startOutboxMonitor(monitorDb);
+  const cpuMs = await serviceAndServerCpu(service, samplerDb);
   lifecycle.onTeardown('stop the outbox monitor', () => monitor.stop());
 
   const tokens = await listTokens(org.api);
@@ -97,7 +104,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
 
   const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
     lifecycle.checkpoint();
-    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress });
+    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs });
     progress(`${name}: projection lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms over ${result.lag.count} positions`);
     return result;
   };
@@ -123,8 +130,11 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
     progress(`rebuild: ${figures.rebuild.eventsPerSecond.toFixed(0)} events/s (${figures.rebuild.rebuildMs} ms rebuilding, ${figures.rebuild.wallMs.toFixed(0)} ms with the CLI's start-up)`);
   }
 
-  figures.peakRssMiB = await peakRssMiB(service.pid);
-  progress(`service peak RSS: ${figures.peakRssMiB?.toFixed(0) ?? '?'} MiB; stopping the service`);
+  const peaks = await servicePeakRssMiB(service);
+  const known = [...peaks.values()].filter((peak) => peak !== null);
+  figures.peakRssMiB = known.length ? Math.max(...known) : null;
+  figures.peakRssByProcessMiB = peaks;
+  progress(`service peak RSS: ${[...peaks].map(([role, peak]) => `${role} ${peak?.toFixed(0) ?? '?'} MiB`).join(', ')}; stopping the service`);
   await monitor.stop();
   await samplerDb.close();
   await monitorDb.close();

@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import type { ServiceDb } from './service-db.js';
+import type { BenchService, ServiceProcessInfo } from './service.js';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -27,4 +29,15 @@ export const serverCpuMs = async (postmaster: number): Promise<number> => {
     if (parent === postmaster) total += await cpuMs(pid);
   }
   return total;
+};
+
+/** CPU (user + system, ms) each of the service's processes has used since its spawn, by role */
+export const serviceCpuMs = async (service: Pick<BenchService, 'processes'>): Promise<Map<ServiceProcessInfo['role'], number>> =>
+  new Map(await Promise.all(service.processes.map(async ({ role, pid }) => [role, await cpuMs(pid)] as const)));
+
+/** A sampler of the CPU used so far by each of the service's processes and by its PostgreSQL (`postgres`), ms. */
+export const serviceAndServerCpu = async (service: Pick<BenchService, 'processes'>, db: ServiceDb): Promise<() => Promise<Map<string, number>>> => {
+  const [session] = await db.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const postmaster = await parentOf(session!.pid);
+  return async () => new Map<string, number>([...(await serviceCpuMs(service)), ['postgres', await serverCpuMs(postmaster)]]);
 };

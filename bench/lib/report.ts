@@ -21,6 +21,10 @@ export interface RunFigures {
   rebuild?: RebuildFigures;
   compare?: SideBySideFigures;
   peakRssMiB?: number | null;
+  /** each service process's peak RSS, MiB, by role (more than one when the service is split) */
+  peakRssByProcessMiB?: Map<string, number | null>;
+  /** how the service ran: one process, or an api and a workers process */
+  serviceLayout?: 'one' | 'split';
   settlement?: SettlementFigures;
   history?: HistoryPhaseFigures;
 }
@@ -38,10 +42,11 @@ const ms = (value: number) => `${num(value, value < 10 ? 1 : 0)} ms`;
 
 const withdrawalRow = (label: string, figures: WithdrawalPhaseFigures | undefined, target: { text: string; perSecond: number; p99Ms: number }): Row => {
   if (!figures) return { figure: label, measured: NOT_RUN, target: target.text, met: null };
-  const { createdPerSecond, latencyMs, errors } = figures;
+  const { createdPerSecond, latencyMs, errors, cpuMs, loadMs } = figures;
+  const cores = cpuMs ? `; cores busy: ${[...cpuMs].map(([name, used]) => `${name} ${num(used / loadMs, 2)}`).join(', ')}` : '';
   return {
     figure: label,
-    measured: `${num(createdPerSecond)}/s, p50 ${ms(latencyMs.p50)}, p99 ${ms(latencyMs.p99)}, ${num(errors)} errors`,
+    measured: `${num(createdPerSecond)}/s, p50 ${ms(latencyMs.p50)}, p99 ${ms(latencyMs.p99)}, ${num(errors)} errors${cores}`,
     target: target.text,
     met: createdPerSecond >= target.perSecond && latencyMs.p99 <= target.p99Ms && errors === 0,
   };
@@ -115,6 +120,10 @@ const settlementRows = (settlement: SettlementFigures | undefined): Row[] => {
 
 const ratio = (ours: number, theirs: number | null) => (theirs && theirs > 0 ? ours / theirs : Number.NaN);
 
+/** ` (the largest of: api 213 MiB, workers 224 MiB)` when the service ran as several processes */
+const byProcessRss = (peaks: Map<string, number | null> | undefined) =>
+  peaks && peaks.size > 1 ? ` (the largest of: ${[...peaks].map(([role, peak]) => `${role} ${peak === null ? '?' : num(peak)} MiB`).join(', ')})` : '';
+
 export const reportRows = (figures: RunFigures): Row[] => {
   const { compare } = figures;
   const pgbenchRatio = compare ? ratio(compare.ledgergateAppendsPerSecond, compare.pgbenchTps) : Number.NaN;
@@ -178,7 +187,7 @@ export const reportRows = (figures: RunFigures): Row[] => {
       : { figure: 'event store appends vs Emmett PostgreSQL', measured: NOT_RUN, target: '≥ 2.0', met: null },
     {
       figure: 'service peak RSS (VmHWM)',
-      measured: rss === undefined || rss === null ? 'not measured' : `${num(rss)} MiB`,
+      measured: rss === undefined || rss === null ? 'not measured' : `${num(rss)} MiB${byProcessRss(figures.peakRssByProcessMiB)}`,
       target: '≤ 256 MiB',
       met: rss === undefined || rss === null ? null : rss <= 256,
     },
@@ -190,9 +199,13 @@ export const reportRows = (figures: RunFigures): Row[] => {
 export const machineLine = () =>
   `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${num(os.totalmem() / 2 ** 30, 1)} GiB RAM, node ${process.version}, ${os.platform()} ${os.release()}`;
 
+const layoutLine = (layout: RunFigures['serviceLayout']) =>
+  layout === undefined ? [] : [`service: ${layout === 'split' ? 'two processes, SERVE_ROLE=api and SERVE_ROLE=workers' : 'one process, SERVE_ROLE=all'} (BENCH_SERVICE_PROCESSES=${layout})`];
+
 export const formatReport = (figures: RunFigures): string =>
   [
     machineLine(),
+    ...layoutLine(figures.serviceLayout),
     '',
     formatTable(
       [{ header: 'Figure' }, { header: 'Measured' }, { header: 'Target' }, { header: 'Met' }],

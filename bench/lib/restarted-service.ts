@@ -20,7 +20,7 @@ export const CATCH_UP_TIMEOUT_MS = 60 * 60_000;
 
 /** waits for `service`'s chain workers to end their first pass; when that was, from its spawn */
 export const workersStarted = async (service: BenchService, apiKey: string, signal: AbortSignal): Promise<Pick<StartFigures, 'workersStartedMs' | 'workers'>> => {
-  const workers = await untilWorkersStarted(createApiClient(service.url, apiKey), CATCH_UP_TIMEOUT_MS, signal);
+  const workers = await untilWorkersStarted(createApiClient(service.url, apiKey), CATCH_UP_TIMEOUT_MS, signal, service.workersUrl);
   return { workersStartedMs: service.sinceSpawnMs(), workers };
 };
 

@@ -14,22 +14,43 @@ const startFlags = async (): Promise<string[]> => {
   return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 };
 
-export interface BenchService {
-  url: string;
-  /** the service's node process (spawned directly, never through a shell: its /proc status is the service's) */
+/** How the bench runs the service: `split` (the default) is one `SERVE_ROLE=api` process and one `SERVE_ROLE=workers`, `one` a single process running both. */
+export type ServiceLayout = 'one' | 'split';
+
+/** BENCH_SERVICE_PROCESSES: `split` unless told `one` */
+export const serviceLayout = (): ServiceLayout => {
+  const value = process.env.BENCH_SERVICE_PROCESSES?.trim() || 'split';
+  if (value !== 'one' && value !== 'split') throw new Error(`BENCH_SERVICE_PROCESSES must be one or split, not ${value}`);
+  return value;
+};
+
+export interface ServiceProcessInfo {
+  /** its SERVE_ROLE */
+  role: 'all' | 'api' | 'workers';
+  /** its node process (spawned directly, never through a shell: its /proc status is the service's) */
   pid: number;
+}
+
+export interface BenchService {
+  /** where the API answers */
+  url: string;
+  /** where the background work's /metrics answers (the chain workers' first passes): `url` when one process runs everything */
+  workersUrl: string;
+  layout: ServiceLayout;
+  /** the service's processes: one `all`, or `api` and `workers` */
+  processes: ServiceProcessInfo[];
   dataDir: string;
   /** the environment the service runs with; the CLI gets the same to find the running server */
   env: Record<string, string>;
-  /** from the spawn to the first /healthz 200, ms */
+  /** from the first spawn to the first /healthz 200 of every process, ms */
   healthyAfterMs: number;
-  /** polls /readyz until it answers 200 (the projections caught up with what the store held at start); answers ms since the spawn */
+  /** polls the API's /readyz until it answers 200 (the projections caught up with what the store held at start); answers ms since the first spawn */
   untilReady(timeoutMs: number): Promise<number>;
-  /** ms since the spawn, now */
+  /** ms since the first spawn, now */
   sinceSpawnMs(): number;
-  /** the last lines the service wrote (warnings and errors at LOG_LEVEL=warn) */
+  /** the last lines the service wrote (warnings and errors at LOG_LEVEL=warn), every process's */
   recentLogLines(): string[];
-  /** SIGTERM and wait for the exit (also a teardown step; a second call does nothing) */
+  /** SIGTERM and wait for the exit, the API first (also a teardown step; a second call does nothing) */
   stop(): Promise<void>;
 }
 
@@ -67,35 +88,20 @@ export const benchDataDir = async (lifecycle: Lifecycle): Promise<string> => {
   return dataDir;
 };
 
-/**
- * Boots `ledgergate serve` as its own process on a fresh DATA_DIR (or `existingDataDir`, left in
- * place) with the devnet on (development mode), fast blocks and a rate limit the load cannot
- * reach, with the node flags of `npm start`.
- * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
- * NODE_OPTIONS does not accept). Teardown: SIGTERM, wait for the exit (it stops the embedded
- * PostgreSQL itself), then remove the directory.
- */
-export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void, existingDataDir?: string): Promise<BenchService> => {
-  const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
-  const port = await freePort();
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'warn',
-    DEVNET_BLOCK_TIME_MS: process.env.BENCH_BLOCK_TIME_MS ?? '200',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-  };
+interface ServeProcess {
+  pid: number;
+  /** why it exited (code or signal), null while it runs */
+  exitReason(): string | null;
+  stop(): Promise<void>;
+}
+
+/** Spawns `ledgergate serve` with `env`, its output kept in `lines`; stop: SIGTERM, SIGKILL after 60 s. */
+const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: string[], progress: (message: string) => void): ServeProcess => {
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-  const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, bin, 'serve'], {
-    cwd: root,
-    env: { ...inherited, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
+  const child = spawn(process.execPath, [...nodeFlags, bin, 'serve'], { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const role = env.SERVE_ROLE ?? 'all';
   const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line);
+    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(role === 'all' ? line : `${role}: ${line}`);
     if (lines.length > 200) lines.splice(0, lines.length - 200);
   };
   child.stdout.on('data', keep);
@@ -108,31 +114,80 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     }),
   );
   let stopping: Promise<void> | null = null;
-  const stop = () => (stopping ??= stopNow());
   const stopNow = async () => {
     if (exitReason !== null) return;
     child.kill('SIGTERM');
     const timedOut = await Promise.race([exited.then(() => false), sleep(60_000).then(() => true)]);
     if (timedOut) {
-      progress('the service did not stop within 60 s of SIGTERM: killing it');
+      progress(`the ${role} process did not stop within 60 s of SIGTERM: killing it`);
       child.kill('SIGKILL');
       await exited;
     }
-    if (exitReason !== '0') progress(`the service exited with ${exitReason}; last lines:\n${lines.slice(-10).join('\n')}`);
+    if (exitReason !== '0') progress(`the ${role} process exited with ${exitReason}; last lines:\n${lines.slice(-10).join('\n')}`);
+  };
+  return { pid: child.pid!, exitReason: () => exitReason, stop: () => (stopping ??= stopNow()) };
+};
+
+/**
+ * Boots the service on a fresh DATA_DIR (or `existingDataDir`, left in place) with the devnet on
+ * (development mode), fast blocks and a rate limit the load cannot reach, with the node flags of
+ * `npm start`: as BENCH_SERVICE_PROCESSES says, two `ledgergate serve` processes (`split`, the
+ * default: SERVE_ROLE=workers first, which starts the embedded PostgreSQL, then SERVE_ROLE=api,
+ * which adopts it) or one (`one`: SERVE_ROLE=all).
+ * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
+ * NODE_OPTIONS does not accept). Teardown: SIGTERM, the API first, wait for the exits (the last
+ * stops the embedded PostgreSQL itself), then remove the directory.
+ */
+export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void, existingDataDir?: string): Promise<BenchService> => {
+  const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
+  const layout = serviceLayout();
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    DEVNET_BLOCK_TIME_MS: process.env.BENCH_BLOCK_TIME_MS ?? '200',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  };
+  const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  const lines: string[] = [];
+  const spawnedAt = performance.now();
+  const started: { info: ServiceProcessInfo; url: string; serve: ServeProcess }[] = [];
+  const stop = async () => {
+    for (const { serve } of started) await serve.stop();
   };
   lifecycle.onTeardown('stop the service', stop);
-  const url = `http://127.0.0.1:${port}`;
-  progress(`booting ledgergate (DATA_DIR ${dataDir}, pid ${child.pid})`);
   const withLog = (error: Error) => {
     throw new Error(`${error.message}\n${lines.slice(-20).join('\n')}`);
   };
-  await waitFor200(url, '/healthz', () => exitReason, 120_000).catch(withLog);
+  // the workers first: the first process starts the embedded PostgreSQL, the next adopts it
+  for (const role of layout === 'split' ? (['workers', 'api'] as const) : (['all'] as const)) {
+    const port = await freePort();
+    const serve = spawnServe({ ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, nodeFlags, lines, progress);
+    const url = `http://127.0.0.1:${port}`;
+    // the API is stopped first (teardown runs `started` in order): no request lands on a process whose workers are gone
+    started.unshift({ info: { role, pid: serve.pid }, url, serve });
+    progress(`booting ledgergate${role === 'all' ? '' : ` (${role})`} (DATA_DIR ${dataDir}, pid ${serve.pid})`);
+    await waitFor200(url, '/healthz', serve.exitReason, 120_000).catch(withLog);
+  }
   const healthyAfterMs = performance.now() - spawnedAt;
+  const api = started[0]!;
   const untilReady = async (timeoutMs: number) => {
-    await waitFor200(url, '/readyz', () => exitReason, timeoutMs).catch(withLog);
+    await waitFor200(api.url, '/readyz', () => started.map(({ serve }) => serve.exitReason()).find((reason) => reason !== null) ?? null, timeoutMs).catch(withLog);
     return performance.now() - spawnedAt;
   };
-  return { url, pid: child.pid!, dataDir, env, healthyAfterMs, untilReady, sinceSpawnMs: () => performance.now() - spawnedAt, recentLogLines: () => [...lines], stop };
+  return {
+    url: api.url,
+    workersUrl: started[started.length - 1]!.url,
+    layout,
+    processes: started.map(({ info }) => info),
+    dataDir,
+    env,
+    healthyAfterMs,
+    untilReady,
+    sinceSpawnMs: () => performance.now() - spawnedAt,
+    recentLogLines: () => [...lines],
+    stop,
+  };
 };
 
 /** Runs the ledgergate CLI against the service's DATA_DIR (it adopts the running PostgreSQL) to completion. */
@@ -154,3 +209,7 @@ export const peakRssMiB = async (pid: number): Promise<number | null> => {
   const match = status && /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : null;
 };
+
+/** VmHWM of each of the service's processes, in MiB, by role (null where /proc is not there) */
+export const servicePeakRssMiB = async (service: Pick<BenchService, 'processes'>): Promise<Map<ServiceProcessInfo['role'], number | null>> =>
+  new Map(await Promise.all(service.processes.map(async ({ role, pid }) => [role, await peakRssMiB(pid)] as const)));

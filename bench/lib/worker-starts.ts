@@ -26,17 +26,17 @@ const firstPassSamples = (text: string, name: string) =>
   });
 
 /**
- * Polls the service's /metrics until the deposit watcher and the withdrawal processor of every
+ * Polls `metricsUrl`'s /metrics (the process that runs the workers; the API's by default) until the deposit watcher and the withdrawal processor of every
  * chain the organization sees running (GET /chains) have ended their first pass: each has read the
  * history it had to (all of it, on a store without their checkpoints) and saved its checkpoint, so
  * a restart after this reads only what follows. Throws naming the workers still missing.
  */
-export const untilWorkersStarted = async (api: ApiClient, timeoutMs: number, signal?: AbortSignal): Promise<WorkerStarts> => {
+export const untilWorkersStarted = async (api: ApiClient, timeoutMs: number, signal?: AbortSignal, metricsUrl = api.url): Promise<WorkerStarts> => {
   const startedAt = performance.now();
   const { chains } = await api.expect<{ chains: { id: string }[] }>(200, 'GET', '/chains?enabledOnly=true');
   const expected = chains.flatMap((chain) => WORKERS.map((worker) => `${worker} ${chain.id}`));
   for (;;) {
-    const text = await (await fetch(`${api.url}/metrics`)).text();
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text();
     const seconds = firstPassSamples(text, 'seconds');
     const started = new Set(seconds.map((sample) => `${sample.worker} ${sample.chain}`));
     const missing = expected.filter((worker) => !started.has(worker));

@@ -16,6 +16,10 @@ export interface WithdrawalPhaseFigures {
   lag: LatencySummary & { unresolved: number };
   /** every lag sample (ms), to pool the phases */
   lagsMs: number[];
+  /** CPU used over the load, ms, by process (`all`, or `api` and `workers`; `postgres`: every server process); absent when not sampled */
+  cpuMs?: Map<string, number>;
+  /** the load's own length, ms (CPU ÷ this = cores busy) */
+  loadMs: number;
 }
 
 /** The smallest withdrawal each token allows, to the devnet's own (external) address: the balance lasts. */
@@ -31,7 +35,16 @@ export interface WithdrawalPhaseOptions {
   connections: number;
   db: ServiceDb;
   progress: (message: string) => void;
+  /** CPU used so far by each of the service's processes and its PostgreSQL, ms */
+  cpuMs?: () => Promise<Map<string, number>>;
 }
+
+/** CPU used between two samples, by process */
+const cpuBetween = (before: Map<string, number>, after: Map<string, number>) => new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)]));
+
+/** `api 0.84 cores (1.52 ms a withdrawal), …` */
+export const describeCpu = (cpuMs: Map<string, number>, loadMs: number, created: number) =>
+  [...cpuMs].map(([name, ms]) => `${name} ${(ms / loadMs).toFixed(2)} cores (${created > 0 ? (ms / created).toFixed(2) : '?'} ms a withdrawal)`).join(', ');
 
 /**
  * POST /withdrawals at `connections` concurrent requests for `seconds` (load from its own
@@ -42,6 +55,8 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   const { progress } = options;
   progress(`${options.name}: ${options.connections} connections for ${options.seconds} s over ${options.tokens.length} token(s)`);
   const sampler = await startLagSampler(options.db);
+  const cpuBefore = await options.cpuMs?.();
+  const loadStartedAt = performance.now();
   const outcome = await runLoad(options.lifecycle, {
     url: options.org.api.url,
     apiKey: options.org.api.apiKey,
@@ -53,6 +68,8 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
     (report) => ({ report }),
     (error: unknown) => ({ error }),
   );
+  const loadMs = performance.now() - loadStartedAt;
+  const cpuAfter = await options.cpuMs?.();
   const lag = await sampler.stop(30_000);
   if ('error' in outcome) throw outcome.error;
   const { report } = outcome;
@@ -61,6 +78,8 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
     `${options.name}: ${load.created} created (${load.createdPerSecond.toFixed(0)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ` +
       `${load.errors} errors${load.breakdown.length ? ` (${load.breakdown.join(', ')})` : ''}; lag: ${lag.lagsMs.length} positions, ${lag.unresolved} unresolved`,
   );
+  const cpuMs = cpuBefore && cpuAfter ? cpuBetween(cpuBefore, cpuAfter) : undefined;
+  if (cpuMs) progress(`${options.name}: CPU over the load: ${describeCpu(cpuMs, loadMs, load.created)}`);
   return {
     tokens: options.tokens.length,
     created: load.created,
@@ -69,5 +88,7 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
     errors: load.errors,
     lag: { ...summarize(lag.lagsMs), unresolved: lag.unresolved },
     lagsMs: lag.lagsMs,
+    ...(cpuMs ? { cpuMs } : {}),
+    loadMs,
   };
 };
