@@ -1,13 +1,11 @@
-import ecc from '@bitcoinerlab/secp256k1';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChain } from '../../src/catalog/registry.js';
-import { addressCodecs } from '../../src/chains/families.js';
 import { XRP_FEE_DROPS } from '../../src/chains/devnet/fees.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { totpCode } from '../../src/security/totp.js';
+import { externalAddress } from '../support/chain-workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { callWithKey } from '../support/service-calls.js';
 import { processEnvironment, runCli, startServiceProcess, waitUntilReady, type ServiceProcess } from '../support/service-process.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -24,13 +22,6 @@ interface Bootstrap {
 /** log lines that say a background worker became active in a process */
 const WORKER_ACTIVE = new Set(['projection: active', 'chain watcher: active', 'sweeper: active', 'withdrawal-processor: active']);
 const activeWorkers = (service: ServiceProcess) => service.logs.filter((record) => WORKER_ACTIVE.has(String(record.msg)));
-
-const externalXrpAddress = () => {
-  const chain = findChain(XRP)!;
-  let publicKey: Uint8Array | null = null;
-  while (!publicKey) publicKey = ecc.pointFromScalar(randomBytes(32), true);
-  return addressCodecs[chain.family].addressFromPublicKey(publicKey, chain.network);
-};
 
 /**
  * SERVE_ROLE: one `api` process and one `workers` process on one database make one service. The
@@ -61,16 +52,7 @@ describe('an api process and a workers process on one database', () => {
     await database?.drop();
   });
 
-  const call = async (service: ServiceProcess, method: 'GET' | 'POST', url: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${url}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as Record<string, unknown>;
-    expect(response.status, `${method} ${url} → ${JSON.stringify(answer)}`).toBeLessThan(300);
-    return answer;
-  };
+  const call = (service: ServiceProcess, method: 'GET' | 'POST', url: string, body?: unknown) => callWithKey(service, apiKey, method, url, body);
   const readiness = async (service: ServiceProcess) => {
     const response = await fetch(`${service.url}/readyz`);
     return { status: response.status, body: (await response.json()) as { details?: { waitingFor?: string[] } } };
@@ -118,7 +100,7 @@ describe('an api process and a workers process on one database', () => {
     await waitUntil(async () => (await available()) === DEPOSIT, 30_000, 'the deposit credited');
 
     // a withdrawal through the api process: signed, sent and confirmed by the workers process
-    const { withdrawal } = (await call(api, 'POST', '/withdrawals', { chainId: XRP, tokenId: XRP_NATIVE, amount: WITHDRAWAL.toString(), recipient: externalXrpAddress(), reference: 'split-1' })) as { withdrawal: { id: string } };
+    const { withdrawal } = (await call(api, 'POST', '/withdrawals', { chainId: XRP, tokenId: XRP_NATIVE, amount: WITHDRAWAL.toString(), recipient: externalAddress(XRP), reference: 'split-1' })) as { withdrawal: { id: string } };
     const statusOf = async () => ((await call(api!, 'GET', `/withdrawals/${withdrawal.id}`)) as { status: string }).status;
     await waitUntil(async () => (await statusOf()) === 'Completed', 30_000, 'the withdrawal completed');
     await waitUntil(async () => (await available()) === DEPOSIT - WITHDRAWAL - XRP_FEE_DROPS, 30_000, 'the withdrawal posted on the ledger');

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { processEnvironment, runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { callWithKey } from '../support/service-calls.js';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const XRP = 'xrpl:mainnet'; // 1 confirmation
@@ -77,16 +78,7 @@ describe('two processes on one database, one killed mid-load', () => {
     await database?.drop();
   });
 
-  const call = async (service: ServiceProcess, method: 'GET' | 'POST', url: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${url}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = (await response.json()) as Record<string, unknown>;
-    expect(response.status, `${method} ${url} → ${JSON.stringify(answer)}`).toBeLessThan(300);
-    return answer;
-  };
+  const call = (service: ServiceProcess, method: 'GET' | 'POST', url: string, body?: unknown) => callWithKey(service, apiKey, method, url, body);
   const available = async (service: ServiceProcess) => {
     const { balances } = (await call(service, 'GET', '/portfolio')) as { balances: { tokenId: string; available: string; pending: string }[] };
     return BigInt(balances.find((entry) => entry.tokenId === XRP_NATIVE)?.available ?? '0');
