@@ -6,13 +6,15 @@ import { findChain } from '../../src/catalog/registry.js';
 import { nativeToken } from '../../src/catalog/tokens.js';
 import { streams } from '../../src/domain/streams.js';
 import type { EventStore } from '../../src/eventstore/port.js';
-import { OpenWithdrawals } from '../../src/processes/withdrawal-processor/open-withdrawals.js';
+import { OpenWithdrawals, readyWithdrawalEvents } from '../../src/processes/withdrawal-processor/open-withdrawals.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
 const ETHEREUM = 'eip155:1';
 const XRP = 'xrpl:mainnet';
 /** the chain of the followers' own tests, with withdrawals nobody processes */
 const XRP_TESTNET = 'xrpl:testnet';
+/** another chain nobody processes here, for the shared reader's test */
+const SEPOLIA = 'eip155:11155111';
 /** the organization of those withdrawals: not the fixture's, whose withdrawals are paid in the last test */
 const OTHER_ORG = randomUUID();
 const meta = { actor: 'test', at: '2026-11-26T07:00:00.000Z' };
@@ -156,6 +158,84 @@ describe('withdrawal processor checkpoints', () => {
     const fresh = open(ETHEREUM);
     await fresh.follow();
     expect(interrupted.list()).toEqual(fresh.list());
+  });
+
+  it('the processors of a process share one read: each ready event is read once, and each list is the one its own read would give', async () => {
+    const events = history();
+    await events.requested(ETHEREUM, 'Pending');
+    const approvedLater = await events.requested(XRP_TESTNET, 'PendingApproval');
+    await events.requested(XRP_TESTNET, 'Pending');
+    await events.approved(approvedLater, 'Pending');
+    await events.requested(SEPOLIA, 'PendingApproval');
+    const reader = readyWithdrawalEvents(fixture.infrastructure.store);
+    const chains = [ETHEREUM, XRP_TESTNET, SEPOLIA];
+    const shared = chains.map((chainId) => new OpenWithdrawals({ store: fixture.infrastructure.store, chain: findChain(chainId)!, db: fixture.infrastructure.db }, reader));
+    // each follows in turn, as each processor's pass does (each from its own checkpoint)
+    for (const list of shared) await list.follow();
+    for (const [n, chainId] of chains.entries()) {
+      const own = open(chainId);
+      await own.follow();
+      expect(shared[n]!.list()).toEqual(own.list());
+      expect(shared[n]!.position).toBe(own.position);
+    }
+    expect(shared[1]!.list().map(([id]) => id)).toContain(approvedLater);
+    // what follows is read once for all of them, by whichever follows first
+    const readBefore = reader.eventsRead;
+    const later = [await events.requested(ETHEREUM, 'Pending'), await events.requested(XRP_TESTNET, 'Pending'), await events.requested(SEPOLIA, 'Pending')];
+    await shared[2]!.follow();
+    expect(reader.eventsRead - readBefore).toBe(3);
+    await shared[0]!.follow();
+    await shared[1]!.follow();
+    expect(reader.eventsRead - readBefore).toBe(3);
+    for (const [n, id] of later.entries()) expect(shared[n]!.list().map(([open]) => open)).toContain(id);
+    expect(shared[0]!.position).toBe(shared[2]!.position);
+  });
+
+  it('a save while the shared read is between two events of a batch saves the list as it stood at the last event taken; the rest is saved by the next', async () => {
+    const events = history();
+    const approvedAfterRestart = await events.requested(ETHEREUM, 'PendingApproval');
+    const before = open(ETHEREUM);
+    await before.follow();
+    await before.saveCheckpoint(new Date());
+    // the next batch: an approval this list never saw requested (its stream is read), between two requests
+    const first = await events.requested(ETHEREUM, 'Pending');
+    await events.approved(approvedAfterRestart, 'Pending');
+    const last = await events.requested(ETHEREUM, 'Pending');
+
+    let reachedStreamRead!: () => void;
+    const streamRead = new Promise<void>((resolve) => (reachedStreamRead = resolve));
+    let releaseStreamRead!: () => void;
+    const released = new Promise<void>((resolve) => (releaseStreamRead = resolve));
+    const store = fixture.infrastructure.store;
+    const gated: EventStore = new Proxy(store, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (key !== 'readStream') return (...args: unknown[]) => (value as (...args: unknown[]) => unknown).apply(target, args);
+        return async (...args: unknown[]) => {
+          reachedStreamRead();
+          await released;
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const restarted = new OpenWithdrawals({ store: gated, chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    const following = restarted.follow();
+    await streamRead;
+    // the read stands between the first request and the approval: a save now holds the first, at its position
+    await restarted.saveCheckpoint(new Date());
+    const midway = open(ETHEREUM);
+    await midway.follow();
+    expect(midway.list().map(([id]) => id)).toEqual(expect.arrayContaining([first, approvedAfterRestart, last]));
+    expect(midway.eventsRead).toBe(2);
+    releaseStreamRead();
+    await following;
+    await restarted.saveCheckpoint(new Date());
+    const after = open(ETHEREUM);
+    await after.follow();
+    expect(after.eventsRead).toBe(0);
+    expect(after.list()).toEqual(restarted.list());
+    expect(after.list().map(([id]) => id).slice(-3)).toEqual([first, approvedAfterRestart, last]);
   });
 
   it('a save behind the checkpoint writes nothing; a save that dies before its commit leaves the previous one whole', async () => {

@@ -14,6 +14,7 @@ import type { GatewayLookup } from '../../chains/gateway-lookup.js';
 import type { Signer } from '../../chains/signer/signer.js';
 import { SendingWalletLocks } from '../sending-wallets.js';
 import { WithdrawalProcessor, type WithdrawalProcessorOptions } from './worker.js';
+import { readyWithdrawalEvents } from './open-withdrawals.js';
 
 export { WithdrawalProcessor, type ProcessorPassResult, type WithdrawalProcessorOptions } from './worker.js';
 
@@ -30,7 +31,7 @@ export interface WithdrawalProcessorDependencies {
   logger: Logger;
   /** where transactions without an outcome for too long are reported */
   stuck?: StuckTransactions;
-  options?: Omit<WithdrawalProcessorOptions, 'services' | 'database'>;
+  options?: Omit<WithdrawalProcessorOptions, 'services' | 'database' | 'events'>;
   /** CHAINS_CONFIG: a Bitcoin or EVM chain's `fees.replaceAfterBlocks` sets its replacement rule (replacement.ts); an EVM chain's `fees.maxFeePerGasGwei` bounds a replacement */
   chainsConfig?: ChainsConfig | null;
 }
@@ -66,10 +67,11 @@ export const gasBufferOf = (chainsConfig: ChainsConfig | null | undefined, chain
   return { payments, lowWaterPayments: Math.min(fees?.gasBufferLowWaterPayments ?? Math.floor(payments / 4), payments) };
 };
 
-/** One withdrawal processor per running chain that has a gateway; they share the sending wallets' lock sessions. */
+/** One withdrawal processor per running chain that has a gateway; they share one reader of the ready withdrawal events and the sending wallets' lock sessions. */
 export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, store, clock, db, database, logger, stuck, options = {}, chainsConfig }: WithdrawalProcessorDependencies) => {
   const processors: WithdrawalProcessor[] = [];
   const sendingWallets = new SendingWalletLocks(database);
+  const events = readyWithdrawalEvents(store);
   for (const chain of chains) {
     const gateway = gateways(chain.id);
     if (!signer || !wallets || !gateway) continue;
@@ -91,13 +93,14 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
       ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
       ...(gasBuffer === undefined ? {} : { gasBuffer }),
     };
-    processors.push(new WithdrawalProcessor({ ...options, services, database }));
+    processors.push(new WithdrawalProcessor({ ...options, services, database, events }));
   }
   return {
     processors,
     start: () => processors.forEach((processor) => processor.start()),
     stop: async () => {
       await Promise.all(processors.map((processor) => processor.stop()));
+      await events.idle();
       await sendingWallets.close();
     },
   };

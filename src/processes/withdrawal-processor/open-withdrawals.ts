@@ -5,7 +5,8 @@ import type { Database } from '../../db/database.js';
 import { streamCategories, streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
-import type { EventStore } from '../../eventstore/port.js';
+import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
+import { SharedEventsReader, type SharedEventsConsumer } from '../shared-events-reader.js';
 import { checkpointPosition, inSlices, saveCheckpoint, type CheckpointTable } from '../worker-checkpoint.js';
 
 /** Tables of migration 20261126T0700-withdrawal-processor-checkpoints; bigint columns travel as decimal strings. */
@@ -16,6 +17,9 @@ interface ProcessorCheckpointDatabase {
 /** the events that make a withdrawal ready to process: requested with one signer, or approved to the threshold */
 const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
 const BATCH = 500;
+
+/** One read of the withdrawal events that make a withdrawal ready, for every withdrawal processor of a process (each keeps its chain's). */
+export const readyWithdrawalEvents = (store: EventStore): SharedEventsReader => new SharedEventsReader(store, { categories: [streamCategories.withdrawal], types: READY_TYPES }, BATCH);
 /** events read since the last save after which a save is due even when none of them opened a withdrawal */
 const POSITION_ONLY_SAVE_EVENTS = 1000;
 /** requests awaiting approval remembered (any chain); one not remembered is read from its stream when approved */
@@ -30,17 +34,22 @@ type OpenWithdrawal = { orgId: string; readyPosition: bigint };
  * and reads only the events after its position; saveCheckpoint() writes what changed since. A
  * withdrawal that became Pending before a checkpoint's position and was not seen finished is in its
  * list; a finished one may leave it (finished is final).
+ *
+ * The events come from a reader the process's processors share (readyWithdrawalEvents), which hands
+ * every batch to every processor's list: a list moves whenever any of them follows, always from one
+ * event to the next, and a reader never moves past a position a still-open append can fill.
  */
-export class OpenWithdrawals {
-  /** events read from the store: after a start from a checkpoint, only those after it */
+export class OpenWithdrawals implements SharedEventsConsumer {
+  /** events folded in: after a start from a checkpoint, only those after it */
   eventsRead = 0;
   /** the position of the checkpoint it started from (null: none, it read from position 0) */
   startedFrom: bigint | null = null;
   private readonly open = new Map<string, OpenWithdrawal>();
   private readonly db: Kysely<ProcessorCheckpointDatabase>;
   private readonly checkpoint: CheckpointTable;
-  private position = 0n;
+  private folded = 0n;
   private loaded = false;
+  private loading: Promise<void> | null = null;
   private savedPosition = 0n;
   private eventsSinceSave = 0;
   /** withdrawal id → its entry as it now is (null: finished), since the last save */
@@ -52,7 +61,10 @@ export class OpenWithdrawals {
    */
   private readonly awaitingApproval = new Map<string, { chainId: string; orgId: string }>();
 
-  constructor(private readonly services: { store: EventStore; chain: ChainDefinition; db: Kysely<Database> }) {
+  constructor(
+    private readonly services: { store: EventStore; chain: ChainDefinition; db: Kysely<Database> },
+    private readonly events: SharedEventsReader = readyWithdrawalEvents(services.store),
+  ) {
     this.db = services.db as unknown as Kysely<ProcessorCheckpointDatabase>;
     this.checkpoint = { table: 'withdrawal_processor_checkpoints', chainId: services.chain.id };
   }
@@ -71,39 +83,48 @@ export class OpenWithdrawals {
     if (this.open.delete(id)) this.changes.set(id, null);
   }
 
+  /** the position the list is folded up to */
+  get position(): bigint {
+    return this.folded;
+  }
+
   /**
-   * new withdrawal events since the last call: the ones that became Pending on this chain join the
-   * list; a stop request ends it between two events (it throws the signal's reason), with the
-   * position at the last event applied
+   * takes every ready withdrawal event appended before the call (the first: loads the checkpoint
+   * first): the ones that became Pending on this chain join the list; a stop request ends the wait
+   * at once (it throws the signal's reason), the list standing at the last event taken
    */
   async follow(signal?: AbortSignal): Promise<void> {
-    if (!this.loaded) await this.load();
+    signal?.throwIfAborted();
+    if (!this.loaded) await (this.loading ??= this.load().finally(() => (this.loading = null)));
+    await this.events.readToHead(this, signal);
+  }
+
+  /** a batch the shared reader read: the events after this list's position folded in, one after the other */
+  async take(batch: readonly RecordedEvent[]): Promise<void> {
     const { store, chain } = this.services;
-    for (;;) {
-      signal?.throwIfAborted();
-      const batch = await store.readAll({ afterPosition: this.position, maxCount: BATCH, filter: { categories: [streamCategories.withdrawal], types: READY_TYPES } });
-      this.eventsRead += batch.length;
-      this.eventsSinceSave += batch.length;
-      for (const recorded of batch) {
-        signal?.throwIfAborted();
-        const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
-        if (event.type === 'WithdrawalRequested' && event.data.status === 'Pending' && event.data.chainId === chain.id) this.add(event.data.id, event.data.orgId, recorded.position);
-        if (event.type === 'WithdrawalRequested' && event.data.status === 'PendingApproval') this.rememberAwaitingApproval(event.data.id, event.data.chainId, event.data.orgId);
-        if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
-          const remembered = this.awaitingApproval.get(event.data.id);
-          this.awaitingApproval.delete(event.data.id);
-          if (remembered) {
-            if (remembered.chainId === chain.id) this.add(event.data.id, remembered.orgId, recorded.position);
-          } else {
-            // an approval names neither chain nor organization: the stream does
-            const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
-            if (state.status !== 'None' && state.chainId === chain.id) this.add(state.id, state.orgId, recorded.position);
-          }
+    for (const recorded of batch) {
+      if (recorded.position <= this.folded) continue;
+      const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
+      if (event.type === 'WithdrawalRequested' && event.data.status === 'Pending' && event.data.chainId === chain.id) this.add(event.data.id, event.data.orgId, recorded.position);
+      if (event.type === 'WithdrawalRequested' && event.data.status === 'PendingApproval') this.rememberAwaitingApproval(event.data.id, event.data.chainId, event.data.orgId);
+      if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
+        const remembered = this.awaitingApproval.get(event.data.id);
+        this.awaitingApproval.delete(event.data.id);
+        if (remembered) {
+          if (remembered.chainId === chain.id) this.add(event.data.id, remembered.orgId, recorded.position);
+        } else {
+          // an approval names neither chain nor organization: the stream does
+          const { state } = await loadAggregate(store, streams.withdrawal(event.data.id), withdrawalDecider);
+          if (state.status !== 'None' && state.chainId === chain.id) this.add(state.id, state.orgId, recorded.position);
         }
-        this.position = recorded.position;
       }
-      if (batch.length < BATCH) return;
+      // the position moves with the event, together with what it changed (a save may come between two events)
+      this.folded = recorded.position;
+      this.eventsRead++;
+      this.eventsSinceSave++;
     }
+    const last = batch[batch.length - 1]?.position;
+    if (last !== undefined && last > this.folded) this.folded = last;
   }
 
   /**
@@ -111,13 +132,24 @@ export class OpenWithdrawals {
    * events went by): the active processor calls it, holding the chain's lock.
    */
   async saveCheckpoint(now: Date): Promise<void> {
-    if (!this.loaded || (this.changes.size === 0 && (this.position === this.savedPosition || this.eventsSinceSave < POSITION_ONLY_SAVE_EVENTS))) return;
-    const changes = [...this.changes];
-    // saved, or another processor saved at or past this position: either way the table holds all of it
-    await saveCheckpoint(this.db as unknown as Kysely<unknown>, this.checkpoint, this.position, now, (trx) => this.write(trx as unknown as Transaction<ProcessorCheckpointDatabase>, changes));
+    if (!this.loaded || (this.changes.size === 0 && (this.folded === this.savedPosition || this.eventsSinceSave < POSITION_ONLY_SAVE_EVENTS))) return;
+    // the position and its changes taken together: the shared reader may fold more in during the save
+    const position = this.folded;
+    const changes = this.changes;
+    const eventsSaved = this.eventsSinceSave;
     this.changes = new Map();
-    this.savedPosition = this.position;
     this.eventsSinceSave = 0;
+    try {
+      // saved, or another processor saved at or past this position: either way the table holds all of it
+      await saveCheckpoint(this.db as unknown as Kysely<unknown>, this.checkpoint, position, now, (trx) => this.write(trx as unknown as Transaction<ProcessorCheckpointDatabase>, [...changes]));
+    } catch (error) {
+      // not saved: the next save writes these changes too, under those folded in since
+      for (const [id, entry] of this.changes) changes.set(id, entry);
+      this.changes = changes;
+      this.eventsSinceSave += eventsSaved;
+      throw error;
+    }
+    this.savedPosition = position;
   }
 
   private rememberAwaitingApproval(id: string, chainId: string, orgId: string): void {
@@ -145,11 +177,12 @@ export class OpenWithdrawals {
       });
     if (saved) {
       for (const row of saved.rows) this.open.set(row.withdrawal_id, { orgId: row.org_id, readyPosition: BigInt(row.ready_position) });
-      this.position = saved.position;
+      this.folded = saved.position;
       this.savedPosition = saved.position;
       this.startedFrom = saved.position;
     }
     this.loaded = true;
+    this.events.join(this);
   }
 
   private async write(trx: Transaction<ProcessorCheckpointDatabase>, changes: [string, OpenWithdrawal | null][]): Promise<void> {

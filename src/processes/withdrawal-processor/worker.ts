@@ -8,10 +8,13 @@ import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { Logger } from '../../log.js';
 import { ChainPassWorker, emptyPassResult, type ChainPassWorkerOptions, type PassResult } from '../chain-pass-worker.js';
 import { OpenWithdrawals } from './open-withdrawals.js';
+import type { SharedEventsReader } from '../shared-events-reader.js';
 import { recordWorkerFirstPass } from '../../observability/metrics.js';
 
 export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
   services: WithdrawalProcessingServices;
+  /** the reader of the ready withdrawal events the process's processors share (default: one of its own) */
+  events?: SharedEventsReader;
 }
 
 export type ProcessorPassResult = PassResult;
@@ -41,7 +44,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
     const logger = options.services.logger.child({ withdrawalProcessor: options.services.chain.id });
     super({ name: 'withdrawal-processor', chainId: options.services.chain.id, lockNamespace: ADVISORY_LOCK_NAMESPACES.withdrawalProcessors, logger, options });
     this.logger = logger;
-    this.open = new OpenWithdrawals(options.services);
+    this.open = new OpenWithdrawals(options.services, options.events);
     this.payoutBatches = options.services.chain.family === 'bitcoin' ? new PayoutBatches(options.services, logger) : null;
   }
 
