@@ -263,4 +263,73 @@ describe('the gas buffer of a settlement wallet', () => {
     await fixture.credit('eip155:137', 'native', polygon.amount);
     await expect(fixture.withdraw(polygon, { gateways: emptyGasWallet })).rejects.toMatchObject({ code: 'INSUFFICIENT_GAS' });
   });
+
+  it('a payment the node refuses, made impossible by a cancellation from the settlement wallet: the account is never above the gas the wallet holds, to the wei, across a crash after the draw and one after the cancellation is recorded', async () => {
+    // no top-up after a draw: nothing but this payment and its cancellation moves the settlement wallet's ETH meanwhile
+    const policy = { payments: 12, lowWaterPayments: 0 };
+    if ((await buffer()).balance < TOKEN_FEE) {
+      await fundUsdt(1_000_000n);
+      const [warmUp] = await withdrawUsdt(1, 1_000_000n);
+      expect((await settleAll(policy, [warmUp!.id]))[0]!.status).toBe('Completed');
+    }
+    expect((await buffer()).balance).toBeGreaterThanOrEqual(TOKEN_FEE);
+    expect((await buffer()).topUp).toBeNull();
+    await fundUsdt(1_000_000n);
+    const outsideBefore = await outsideTheBuffer();
+    const accountBefore = (await buffer()).balance;
+    const [created] = await withdrawUsdt(1, 1_000_000n);
+
+    // the process dies right after the draw is recorded, before anything is signed or sent
+    const crashAfter = (eventType: string) => (type: string) => {
+      if (type === eventType) throw new Error(`crash after ${eventType}`);
+    };
+    await expect(advanceWithdrawal(fixture.workerServices(ETHEREUM, { gasBuffer: policy, faults: { afterRecord: crashAfter('GasBufferDrawn') } }), created!.id)).rejects.toThrow('crash after GasBufferDrawn');
+    expect((await buffer()).balance).toBe(accountBefore - TOKEN_FEE);
+    expect((await record(created!.id)).signedTransaction).toBeNull();
+
+    // the next look signs and sends the payment; the node refuses it (and every re-send of it): a cancellation (same nonce, a transfer of nothing to itself) is recorded, and the process dies before sending it
+    await fixture.devnet.controls(ETHEREUM).setFault('broadcast_error', 1000);
+    await expect(advanceWithdrawal(fixture.workerServices(ETHEREUM, { gasBuffer: policy, faults: { afterRecord: crashAfter('TransactionCancellationSigned') } }), created!.id)).rejects.toThrow(
+      'crash after TransactionCancellationSigned',
+    );
+    const payment = (await record(created!.id)).signedTransaction!;
+    expect(payment).not.toBeNull();
+    const cancellations = await fixture.infrastructure.store.readStream(streams.cancellation(ETHEREUM, payment.txHash));
+    expect(cancellations.map((event) => event.type)).toEqual(['TransactionCancellationSigned']);
+    const cancellation = (cancellations[0]!.data as { cancellation: { txHash: string } }).cancellation;
+    // drawn once, for the payment: neither crash drew again
+    expect((await buffer()).balance).toBe(accountBefore - TOKEN_FEE);
+
+    // the restart sends the recorded cancellation (a cancellation meets no fault); the chain mines it, and at depth the withdrawal fails
+    // (this withdrawal alone: another test's withdrawal left open must not draw meanwhile)
+    const services = fixture.workerServices(ETHEREUM, { gasBuffer: policy });
+    let settled = await record(created!.id);
+    try {
+      for (let pass = 0; settled.status !== 'Failed' && settled.status !== 'Completed'; pass++) {
+        if (pass > 10) throw new Error(`not settled after ${pass} passes: ${settled.status}`);
+        await advanceWithdrawal(services, created!.id);
+        await fixture.mineConfirmations(ETHEREUM);
+        settled = await record(created!.id);
+      }
+    } finally {
+      await fixture.devnet.controls(ETHEREUM).setFault('broadcast_error', 0);
+    }
+    expect(await gasOf(created!.id)).toMatchObject({ drawn: TOKEN_FEE });
+    const mined = await devnetDb(fixture.infrastructure.db)
+      .selectFrom('devnet_transactions')
+      .select(['hash', 'fee'])
+      .where('chain_id', '=', ETHEREUM)
+      .where('hash', 'in', [payment.txHash, cancellation.txHash])
+      .where('status', '=', 'mined')
+      .execute();
+    expect(mined).toHaveLength(1); // one nonce: one of them, never both
+    const [taken] = mined;
+    expect(taken!.hash).toBe(cancellation.txHash);
+    expect(settled.status).toBe('Failed');
+    // the cancellation costs 21,000 gas at the payment's fee caps: within what the payment drew
+    expect(BigInt(taken!.fee)).toBe(EVM_NATIVE_TRANSFER_GAS * PER_GAS);
+    expect((await buffer()).balance).toBe(accountBefore - TOKEN_FEE);
+    // the account is below the gas the wallet holds by exactly what the draw did not spend: it erred low, never high
+    expect(await outsideTheBuffer()).toBe(outsideBefore + TOKEN_FEE - BigInt(taken!.fee));
+  });
 });
