@@ -12,9 +12,9 @@ export interface SessionEvents {
 }
 
 /**
- * LISTENs on one channel on its own session and calls `onNotify` for each notification, and once
- * more whenever listening (re)starts, since a notification sent before LISTEN took effect is not
- * replayed. A lost session is reopened at the next `ensureListening()`; meanwhile callers poll.
+ * LISTENs on one channel on its own session and calls `onNotify` for each notification (with its
+ * payload), and once more, with none, whenever listening (re)starts, since a notification sent
+ * before LISTEN took effect is not replayed. A lost session is reopened at the next `ensureListening()`; meanwhile callers poll.
  * Shared by the event store (new appends, and the caches that follow them) and the webhook
  * dispatcher (new deliveries).
  */
@@ -26,7 +26,7 @@ export class ChannelListener {
   constructor(
     private readonly target: PoolTarget,
     private readonly channel: string,
-    private readonly onNotify: () => void,
+    private readonly onNotify: (payload?: string) => void,
     private readonly logger: Logger,
     private readonly session: SessionEvents = {},
   ) {}
@@ -39,7 +39,7 @@ export class ChannelListener {
   ensureListening(): void {
     if (this.client || this.connecting || this.closed) return;
     const client = new pg.Client({ ...this.target, application_name: applicationName(`listen:${this.channel}`) });
-    client.on('notification', () => this.onNotify());
+    client.on('notification', (message) => this.onNotify(message.payload));
     const lose = (error?: unknown) => {
       const wasListening = this.client === client;
       if (wasListening) this.client = null;

@@ -47,6 +47,44 @@ describe('append notifications', () => {
     expect(notifications.count).toBeGreaterThan(seenBeforeRead);
   });
 
+  it('wakes a reader only for an append its read did not cover, and at once for one that arrived meanwhile', async () => {
+    const notify = (payload: string) => database.pool.query('select pg_notify($1, $2)', ['eventstore_appended', payload]);
+    void notifications.wait(10); // the LISTEN session starts with the first wait
+    await waitUntil(
+      async () => {
+        const before = notifications.count;
+        await notify('0');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return notifications.count > before;
+      },
+      20_000,
+      'the LISTEN session',
+    );
+    // a read that covered everything up to 1000 waits; appends at or below it (committed before
+    // its snapshot, or in categories it skips) do not wake it
+    const scannedTo = 1000n;
+    let woken = false;
+    const waiting = notifications.wait(FOREVER_MS, { count: notifications.count, scannedTo }).then(() => (woken = true));
+    const before = notifications.count;
+    for (const position of ['990', '1000', '7']) await notify(position);
+    await waitUntil(async () => notifications.count >= before + 3, 20_000, 'three notifications');
+    expect(woken).toBe(false);
+    // one beyond it wakes it
+    await notify('1001');
+    await waiting;
+    expect(woken).toBe(true);
+
+    // a notification beyond the read's head that arrived while it read: the next wait returns at once
+    const count = notifications.count;
+    await notify('1500');
+    await waitUntil(async () => notifications.count > count, 20_000, 'a notification during the read');
+    await notifications.wait(FOREVER_MS, { count, scannedTo: 1400n });
+    // one that named no position (the session started again) wakes every reader, whatever it covered
+    const unnamed = notifications.count;
+    (notifications as unknown as { notified: (payload?: string) => void }).notified();
+    await notifications.wait(FOREVER_MS, { count: unnamed, scannedTo: 5000n });
+  });
+
   it('a subscription delivers each event appended while it reads, once and in order', async () => {
     const category = uniqueCategory('s');
     const subscription = store.subscribeToAll({ afterPosition: await store.headPosition(), filter: { categories: [category] } });

@@ -5,7 +5,7 @@ import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, Record
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { GroupCommitAppender } from './append.js';
-import { AppendNotifications } from './notifications.js';
+import { AppendNotifications, type ReadSeen } from './notifications.js';
 import { StreamChangeFeed } from './stream-changes.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
 
@@ -78,6 +78,26 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     return rows.map(toRecordedEvent);
   };
 
+  /**
+   * readAll, and the store's head in the same snapshot: a read that found nothing has seen every
+   * position up to that head (positions commit in order), whatever its filter skipped.
+   */
+  const readAllWithHead = async (options: ReadAllOptions): Promise<{ events: RecordedEvent[]; head: bigint }> => {
+    const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
+    const rows = await query<EventRow & { head: string | null; global_position: string | null }>(
+      `select snapshot.head::text as head, batch.*
+         from (select max(position) as head from eventstore.events) as snapshot
+         left join lateral (
+           select ${EVENT_COLUMNS}, position as sort_position from eventstore.events
+            where position > $1::bigint ${filterClause(options.filter, params)}
+            order by position limit $2
+         ) as batch on true
+        order by batch.sort_position`,
+      params,
+    );
+    return { events: rows.filter((row) => row.global_position !== null).map(toRecordedEvent), head: BigInt(rows[0]?.head ?? 0) };
+  };
+
   const readStream = async (stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? BigInt(Number.MAX_SAFE_INTEGER) : 0n);
@@ -107,15 +127,18 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     streamRevision: async (stream: string) => (await streamRevisions([stream]))[0]!,
     streamRevisions,
     subscribeToAll: (options: Parameters<EventStore['subscribeToAll']>[0] = {}) => {
-      // the notifications counted before the last read: one that arrived during it means read again at once
-      let seenBeforeRead = notifications.count;
+      // what the last read saw: the notifications counted before it, and (when it came back empty)
+      // the head of its snapshot, so that only a notification of a later append wakes the next wait
+      let seen: ReadSeen = { count: notifications.count };
       return pollingSubscription(
         {
-          read: (afterPosition, maxCount) => {
-            seenBeforeRead = notifications.count;
-            return readAll({ afterPosition, maxCount, filter: options.filter });
+          read: async (afterPosition, maxCount) => {
+            const count = notifications.count;
+            const { events, head } = await readAllWithHead({ afterPosition, maxCount, filter: options.filter });
+            seen = { count, ...(events.length === 0 ? { scannedTo: head } : {}) };
+            return events;
           },
-          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seenBeforeRead),
+          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seen),
         },
         { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
       );
