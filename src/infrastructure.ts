@@ -6,6 +6,7 @@ import { createDatabase } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createPool, type PoolTarget } from './db/pool.js';
+import { poolHealth, type PoolHealth } from './db/pool-health.js';
 import { eventStoreMigrations } from './eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from './eventstore/postgres/postgres-event-store.js';
 import type { EventStore } from './eventstore/port.js';
@@ -72,11 +73,6 @@ const openEventStore = async (config: Config, pool: pg.Pool, target: PoolTarget,
   return { store, kind: 'postgres' as const, readingOn: (rolePool: pg.Pool): EventStore => store.readingOn(rolePool) };
 };
 
-const answers = (pool: pg.Pool): Promise<boolean> =>
-  pool.query('select 1').then(
-    () => true,
-    () => false,
-  );
 
 /** Connects to a PostgreSQL (read models, and events unless EVENTSTORE_URL), migrating it first. */
 export const connectInfrastructure = async (
@@ -90,6 +86,8 @@ export const connectInfrastructure = async (
   const readSidePool = createPool(target, { max: config.DATABASE_READ_SIDE_POOL_SIZE, purpose: `${purpose}:read-side` });
   const workersPool = createPool(target, { max: config.DATABASE_WORKERS_POOL_SIZE, purpose: `${purpose}:workers` });
   const pools = [pool, readSidePool, workersPool];
+  // each pool answers /healthz without queueing behind its work (pool-health.ts), from its first checkout on
+  const [requestsHealth, readSideHealth, workersHealth] = pools.map((each) => poolHealth(each)) as [PoolHealth, PoolHealth, PoolHealth];
   observePool('requests', pool);
   observePool('read-side', readSidePool);
   observePool('workers', workersPool);
@@ -118,7 +116,12 @@ export const connectInfrastructure = async (
       signer: mnemonic === null ? null : createSigner(mnemonic),
       /** each store, and each role's pool, answers */
       health: async () => {
-        const [eventStore, readModels, readSidePoolAnswers, workersPoolAnswers] = await Promise.all([store.ping(), answers(pool), answers(readSidePool), answers(workersPool)]);
+        const [eventStore, readModels, readSidePoolAnswers, workersPoolAnswers] = await Promise.all([
+          store.ping(),
+          requestsHealth.answers(),
+          readSideHealth.answers(),
+          workersHealth.answers(),
+        ]);
         return { eventStore, readModels, readSidePool: readSidePoolAnswers, workersPool: workersPoolAnswers };
       },
       /** the event store, then every pool, then `onClose`; a second call waits for the first */

@@ -116,6 +116,21 @@ describe('database pools per role', () => {
     }
   });
 
+  it('health answers while the request pool is saturated, without waiting in its queue', async () => {
+    await connect({ DATABASE_POOL_SIZE: '2' });
+    await infrastructure.pool.query('select 1');
+    const held = [await infrastructure.pool.connect(), await infrastructure.pool.connect()];
+    const queued = infrastructure.store.readAll({ maxCount: 1 });
+    try {
+      // the request pool's connections are held: a check in its queue would wait for their release
+      expect(infrastructure.pool.waitingCount).toBe(1);
+      expect(await infrastructure.health()).toEqual({ eventStore: true, readModels: true, readSidePool: true, workersPool: true });
+    } finally {
+      for (const client of held) client.release();
+    }
+    expect(await queued).toEqual([]);
+  });
+
   it('health reports each pool; close ends every one of them', async () => {
     await connect();
     const { readSide, workers } = infrastructure.roles;

@@ -4,6 +4,7 @@ import { EventStoreUnavailableError } from '../errors.js';
 import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
+import { poolHealth } from '../../db/pool-health.js';
 import { GroupCommitAppender } from './append.js';
 import { AppendNotifications, type ReadSeen } from './notifications.js';
 import { StreamChangeFeed } from './stream-changes.js';
@@ -57,6 +58,8 @@ export interface PostgresEventStore extends EventStore {
 
 /** The reads of the store, each a query on `pool`. */
 const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
+  // the ping is asked without queueing behind the pool's work: a saturated pool answers from its record
+  const health = poolHealth(pool);
   const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
     const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
     return result.rows;
@@ -143,14 +146,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
         { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
       );
     },
-    ping: async () => {
-      try {
-        await pool.query('select 1 from eventstore.events limit 1');
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => health.answers('select 1 from eventstore.events limit 1'),
   };
 };
 
