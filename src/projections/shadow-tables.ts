@@ -11,11 +11,26 @@ export interface ShadowTable {
 const dropShadow = (session: Kysely<Database>, table: string) => sql`drop table if exists ${sql.id('pg_temp', table)}`.execute(session);
 
 /**
- * Creates, on this session only, an empty temporary copy of each table (columns, defaults, keys and
- * indexes: LIKE … INCLUDING ALL; no triggers). PostgreSQL looks temporary tables up first, so a
- * projection's unqualified statements write these on this session while every other session keeps
- * reading and writing the live ones. They are not WAL-logged, and they vanish with the session
- * whatever happens to the process.
+ * Drops the copy's indexes that enforce nothing (neither its primary key nor a unique index): no
+ * rebuild statement looks a row up by them (the projections find their rows by key, the swap joins
+ * on the key), and every row written would otherwise also be written into each of them. The live
+ * table keeps all of its own, and its unique indexes are on the copy too, so a row the live table
+ * would refuse is refused while the copy is built, as the live projection would refuse it.
+ */
+const dropLookupIndexes = async (session: Kysely<Database>, table: string): Promise<void> => {
+  const { rows } = await sql<{ index: string }>`
+    select c.relname as index from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = ('pg_temp.' || quote_ident(${table}))::regclass and not i.indisunique and not i.indisprimary
+  `.execute(session);
+  for (const { index } of rows) await sql`drop index ${sql.id('pg_temp', index)}`.execute(session);
+};
+
+/**
+ * Creates, on this session only, an empty temporary copy of each table (columns, defaults, keys,
+ * constraints and unique indexes: LIKE … INCLUDING ALL, then its other indexes dropped; no
+ * triggers). PostgreSQL looks temporary tables up first, so a projection's unqualified statements
+ * write these on this session while every other session keeps reading and writing the live ones.
+ * They are not WAL-logged, and they vanish with the session whatever happens to the process.
  */
 export const createShadowTables = async (session: Kysely<Database>, tables: readonly string[]): Promise<ShadowTable[]> => {
   const shadows: ShadowTable[] = [];
@@ -31,6 +46,7 @@ export const createShadowTables = async (session: Kysely<Database>, tables: read
     `.execute(session);
     const { schema, key } = rows[0]!;
     await sql`create temporary table ${sql.id(table)} (like ${sql.id(schema, table)} including all)`.execute(session);
+    await dropLookupIndexes(session, table);
     shadows.push({ schema, table, key });
   }
   return shadows;

@@ -18,6 +18,9 @@ describe('shadow tables: the swap', () => {
     db = createDatabase(database.pool);
     await sql`create table swap_keyed (id text primary key, amount numeric not null, note text)`.execute(db);
     await sql`create table swap_unkeyed (id text not null, amount numeric not null, note text)`.execute(db);
+    await sql`create table swap_indexed (id text primary key, address text not null, note text)`.execute(db);
+    await sql`create unique index swap_indexed_address_idx on swap_indexed (address)`.execute(db);
+    await sql`create index swap_indexed_note_idx on swap_indexed (note)`.execute(db);
   });
   afterAll(async () => {
     await database.drop();
@@ -46,4 +49,23 @@ describe('shadow tables: the swap', () => {
       expect(after.find(({ row }) => row === '(rewritten,2.00,b)')!.xmin).not.toBe(before.get('(rewritten,2.0,b)'));
     });
   }
+
+  it('copies the primary key and the unique indexes, which refuse what the live table would, and no other index', async () => {
+    // each index as its kind and its column
+    const indexesOf = async (session: Kysely<Database>, schema: string) =>
+      (
+        await sql<{ index: string }>`
+          select (case when i.indisunique then 'unique ' else '' end) || pg_get_indexdef(i.indexrelid, 1, true) as index from pg_index i
+          where i.indrelid = (${schema} || '.swap_indexed')::regclass order by 1`.execute(session)
+      ).rows.map((row) => row.index);
+    expect(await indexesOf(db, 'public')).toEqual(['note', 'unique address', 'unique id']);
+    await db.connection().execute(async (session) => {
+      const shadows = await createShadowTables(session, ['swap_indexed']);
+      expect(await indexesOf(session, 'pg_temp')).toEqual(['unique address', 'unique id']);
+      await sql`insert into swap_indexed values ('a', 'addr-1', null)`.execute(session);
+      await expect(sql`insert into swap_indexed values ('b', 'addr-1', null)`.execute(session)).rejects.toThrow(/duplicate key value violates unique constraint/);
+      await expect(sql`insert into swap_indexed values ('a', 'addr-2', null)`.execute(session)).rejects.toThrow(/duplicate key value violates unique constraint/);
+      await dropShadowTables(session, shadows);
+    });
+  });
 });
