@@ -157,8 +157,8 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
     lifecycle.checkpoint();
   }
   const togetherStarted = performance.now();
-  // five sessions: what the CLI takes with the default pool of ten connections
-  await rebuildProjections(db, store, PROJECTIONS, { sessions: 5 });
+  // a session per projection: what the CLI takes with the default pool of ten connections
+  await rebuildProjections(db, store, PROJECTIONS, { sessions: PROJECTIONS.length });
   const togetherElapsed = seconds(togetherStarted);
   rows.push(['rebuild, all together (one read pass)', num(total), togetherElapsed.toFixed(2), num(Math.round(total / togetherElapsed))]);
   lifecycle.checkpoint();

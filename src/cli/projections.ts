@@ -20,9 +20,10 @@ const selectProjections = (name: string | undefined): Projection[] => {
  * `ledgergate projections rebuild [name]`: rebuilds each projection from position 0 side by side
  * and swaps it in with one short transaction (see rebuildProjections), whether or not a server is
  * running and serving it. The projections are rebuilt together: one read pass over the store feeds
- * each its own events, and their tables are written on up to half the pool's connections side by
- * side (the reads need the rest), so while one session waits for PostgreSQL the next batch is
- * decoded and folded. The times printed are from the command's start.
+ * each its own events, and their tables are written side by side, each projection on a session of
+ * its own as far as the pool allows (the reads need one more connection), so while one session
+ * waits for PostgreSQL the others' batches are decoded and folded. The times printed are from the
+ * command's start.
  */
 export const rebuildCommand = async (config: Config, logger: Logger, name: string | undefined): Promise<number> => {
   const infrastructure = await openInfrastructure(config, logger, 'cli');
@@ -34,7 +35,7 @@ export const rebuildCommand = async (config: Config, logger: Logger, name: strin
     const applied = () => [...reached.values()].reduce((sum, count) => sum + count, 0);
     const progress = progressOnStderr('rebuild');
     await rebuildProjections(infrastructure.db, infrastructure.store, projections, {
-      sessions: Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)),
+      sessions: Math.max(1, config.DATABASE_POOL_SIZE - 1),
       onProgress: (projection, at, events) => {
         reached.set(projection, events);
         progress.update(() => `${applied()} events applied; ${projection} at position ${at} of ${head}`);

@@ -24,6 +24,8 @@ export interface RebuildOptions {
    * connection of the pool for the whole rebuild, and the reads need another.
    */
   sessions?: number;
+  /** events per read of the store (default REBUILD_BATCH) */
+  batchSize?: number;
   /** after each batch a projection applied: the position reached and its events so far (a CLI shows it) */
   onProgress?: (projection: string, position: bigint, events: number) => void | Promise<void>;
   /** a projection's rebuilt tables are swapped in, and its checkpoint stands at `position` */
@@ -36,15 +38,21 @@ const withSessions = <T>(db: Kysely<Database>, count: number, work: (sessions: K
   return take([]);
 };
 
+/** The projections of each session, in the order given. */
+const bySession = (rebuilding: readonly Rebuilding[]): Rebuilding[][] => {
+  const groups = new Map<Kysely<Database>, Rebuilding[]>();
+  for (const each of rebuilding) groups.set(each.session, [...(groups.get(each.session) ?? []), each]);
+  return [...groups.values()];
+};
+
 /**
  * Runs `work` for each projection, the projections of one session one after the other and the
  * sessions side by side; a failure is thrown once every session has settled (nothing may still run
  * on a session when its shadow tables are dropped).
  */
 const onEachSession = async (rebuilding: readonly Rebuilding[], work: (group: Rebuilding[]) => Promise<void>): Promise<void> => {
-  const groups = new Map<Kysely<Database>, Rebuilding[]>();
-  for (const each of rebuilding) groups.set(each.session, [...(groups.get(each.session) ?? []), each]);
-  await inParallel([...groups.values()], groups.size, work);
+  const groups = bySession(rebuilding);
+  await inParallel(groups, groups.length, work);
 };
 
 const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: RecordedEvent[]) => {
@@ -54,29 +62,28 @@ const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: 
 
 /**
  * Builds the shadow tables up to each projection's live checkpoint in ONE read pass for all of
- * them (replayShared), each session committing its projections' share of a read batch in one
- * transaction; again while a live runner moved on by a batch or more.
+ * them (replayShared), each session a lane of the pass: it commits its projections' share of a read
+ * batch in one transaction, at its own pace behind the read; again while a live runner moved on by
+ * a batch or more.
  */
 const buildSideBySide = async (store: Pick<EventStore, 'readAll'>, rebuilding: readonly Rebuilding[], options: RebuildOptions): Promise<void> => {
+  const batchSize = options.batchSize ?? REBUILD_BATCH;
   for (let behind = true; behind; ) {
     const before = rebuilding.map((each) => each.events);
-    const live = await Promise.all(rebuilding.map((each) => readCheckpoint(each.session, each.projection.name)));
-    const readers = rebuilding.map((each, index) => ({ filter: each.projection.filter, from: each.reached, to: live[index]! }));
-    await replayShared(store, readers, async (eventsOf) => {
-      const batchOf = new Map(rebuilding.map((each, index) => [each, eventsOf[index]!]));
-      await onEachSession(rebuilding, async (group) => {
-        const applying = group.filter((each) => batchOf.get(each)!.length > 0);
-        if (applying.length === 0) return;
-        await applying[0]!.session.transaction().execute(async (trx) => {
-          for (const each of applying) await applyEvents(trx, each.projection, batchOf.get(each)!, alreadyApplied);
+    const live = new Map(await Promise.all(rebuilding.map(async (each) => [each, await readCheckpoint(each.session, each.projection.name)] as const)));
+    const lanes = bySession(rebuilding).map((group) => ({
+      readers: group.map((each) => ({ filter: each.projection.filter, from: each.reached, to: live.get(each)! })),
+      apply: async (eventsOf: RecordedEvent[][]) => {
+        const applying = group.map((each, index) => ({ each, events: eventsOf[index]! })).filter(({ events }) => events.length > 0);
+        await group[0]!.session.transaction().execute(async (trx) => {
+          for (const { each, events } of applying) await applyEvents(trx, each.projection, events, alreadyApplied);
         });
-        for (const each of applying) await progressOf(each, options)(batchOf.get(each)!);
-      });
-    });
-    rebuilding.forEach((each, index) => {
-      if (live[index]! > each.reached) each.reached = live[index]!;
-    });
-    behind = rebuilding.some((each, index) => each.events - before[index]! >= REBUILD_BATCH);
+        for (const { each, events } of applying) await progressOf(each, options)(events);
+      },
+    }));
+    await replayShared(store, lanes, batchSize);
+    for (const each of rebuilding) if (live.get(each)! > each.reached) each.reached = live.get(each)!;
+    behind = rebuilding.some((each, index) => each.events - before[index]! >= batchSize);
   }
 };
 
@@ -91,14 +98,27 @@ const swapIn = (store: Pick<EventStore, 'readAll'>, each: Rebuilding, options: R
     const { projection } = each;
     const progress = progressOf(each, options);
     const live = await lockCheckpoint(trx, projection.name);
-    await replay(store, projection.filter, { from: each.reached, to: live }, async (batch) => {
-      await applyEvents(trx, projection, batch, alreadyApplied);
-      await progress(batch);
-    });
-    const position = await replay(store, projection.filter, { from: live, to: null }, async (batch) => {
-      await applyEvents(trx, projection, batch, liveOutbox);
-      await progress(batch);
-    });
+    const batchSize = options.batchSize ?? REBUILD_BATCH;
+    await replay(
+      store,
+      projection.filter,
+      { from: each.reached, to: live },
+      async (batch) => {
+        await applyEvents(trx, projection, batch, alreadyApplied);
+        await progress(batch);
+      },
+      batchSize,
+    );
+    const position = await replay(
+      store,
+      projection.filter,
+      { from: live, to: null },
+      async (batch) => {
+        await applyEvents(trx, projection, batch, liveOutbox);
+        await progress(batch);
+      },
+      batchSize,
+    );
     await swapInShadowTables(trx, each.shadows);
     await trx
       .updateTable('projection_checkpoints')

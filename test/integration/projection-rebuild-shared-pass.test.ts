@@ -31,9 +31,10 @@ describe('projection rebuild, one read pass for several projections', () => {
   };
 
   /** the projection as the rebuild runs it, noting the position of every event it applies */
-  const recording = (projection: Projection, applied: bigint[]): Projection => ({
+  const recording = (projection: Projection, applied: bigint[], before: () => Promise<void> = async () => undefined): Projection => ({
     ...projection,
-    handleBatch: (trx, events, outbox) => {
+    handleBatch: async (trx, events, outbox) => {
+      await before();
       applied.push(...events.map((event) => event.position));
       return applyEvents(trx, projection, events, outbox);
     },
@@ -109,6 +110,70 @@ describe('projection rebuild, one read pass for several projections', () => {
 
     await rebuildProjections(db, fixture.store, PROJECTIONS, { sessions: 2 });
     expect(await fixture.snapshot(db)).toEqual(await fixture.reference());
+    expect(await fixture.temporaryTables(db)).toBe(0);
+  });
+
+  it('lets a session run ahead of one that lags behind, and the lagging one still gets exactly its events, also those appended while it lags', async () => {
+    const { database, db } = await fixture.readModel('shared_pass_lagging');
+    const runners = liveRunners(database);
+    for (const runner of runners) runner.start();
+    await waitForHeads(db);
+
+    const applied = PROJECTIONS.map((): bigint[] => []);
+    // withdrawals and audit-streams share the first session, balances has the second (sessions: 2)
+    let ahead = 0;
+    let onAhead: () => void = () => undefined;
+    const aheadBy = (batches: number) => new Promise<void>((resolve) => (onAhead = () => ahead >= batches && resolve()));
+    let lagged = false;
+    const [withdrawals, balances, auditStreams] = [
+      recording(withdrawalsProjection, applied[0]!),
+      recording(balancesProjection, applied[1]!, async () => {
+        if (lagged) return;
+        lagged = true;
+        // balances holds its first batch until the other session has applied three more of the pass
+        // (in step with it, the other session could never get there), and new events come meanwhile
+        await aheadBy(4);
+        await fixture.appendLifecycles(6);
+        await waitForHeads(db);
+      }),
+      // every event here is of an exported category: audit-streams has a share of every batch of the pass
+      recording(auditStreamsProjection, applied[2]!, async () => {
+        ahead++;
+        onAhead();
+      }),
+    ];
+    const positions = await rebuildProjections(db, fixture.store, [withdrawals, balances, auditStreams], { sessions: 2, batchSize: 7 });
+    expect(lagged).toBe(true);
+    expect(ahead).toBeGreaterThanOrEqual(4);
+    for (const [index, projection] of PROJECTIONS.entries()) {
+      expect(applied[index]).toEqual(await positionsOf(projection, positions.get(projection.name)!));
+    }
+
+    await fixture.appendLifecycles(2);
+    await waitForHeads(db);
+    for (const runner of runners) await runner.stop();
+    expect(await fixture.snapshot(db)).toEqual(await fixture.reference());
+    expect(await fixture.temporaryTables(db)).toBe(0);
+  });
+
+  it('stops every session when one fails while the others run ahead, and changes nothing', async () => {
+    const { database, db } = await fixture.readModel('shared_pass_lane_failed');
+    for (const projection of PROJECTIONS) await new ProjectionRunner({ projection, store: fixture.store, database: database.config, logger: fixture.logger }).catchUp();
+    const before = await fixture.snapshot(db);
+    const checkpoints = await Promise.all(PROJECTIONS.map((projection) => readCheckpoint(db, projection.name)));
+    let failedAt = 0;
+    const failing: Projection = {
+      ...balancesProjection,
+      handleBatch: async (trx, events, outbox) => {
+        if (++failedAt === 2) throw new Error('balances failed at its second batch');
+        return applyEvents(trx, balancesProjection, events, outbox);
+      },
+    };
+    const stopped = rebuildProjections(db, fixture.store, [withdrawalsProjection, failing, auditStreamsProjection], { sessions: 2, batchSize: 7 });
+    await expect(stopped).rejects.toThrow('balances failed at its second batch');
+    expect(failedAt).toBe(2);
+    expect(await fixture.snapshot(db)).toEqual(before);
+    expect(await Promise.all(PROJECTIONS.map((each) => readCheckpoint(db, each.name)))).toEqual(checkpoints);
     expect(await fixture.temporaryTables(db)).toBe(0);
   });
 });
