@@ -5,25 +5,35 @@
  * `pg_stat_statements` loaded (the service adopts it), bootstraps an organization, funds BENCH_COMMAND_TOKENS tokens (1), warms up, then runs the load
  * of `npm run bench` for BENCH_SECONDS (15) from BENCH_CONNECTIONS (64) and prints, per created
  * withdrawal: statements, transactions, service CPU, PostgreSQL CPU (every server process, read
- * from /proc), and the statements that ran most. Everything that ran meanwhile is counted
+ * from /proc), and the statements that took PostgreSQL the most time. Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
  * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
  * process, their CPU shown apart; `one`: one process), as in `npm run bench`.
  *
+ * With BENCH_DATA_DIR (a DATA_DIR filled by `npm run bench:fill`, or an empty directory; kept),
+ * the service runs on that store as the cost curve runs it: a first start (an organization
+ * bootstrapped and funded, every chain worker through its first pass), then a restart, measured.
+ * BENCH_IDLE_SECONDS (0) first measures the same figures with no load, per second: what the
+ * background does on that store. Per statement it prints shared blocks hit and read (from disk or
+ * the OS cache) per call as well.
+ *
  *   npm run bench:command-cost
  *   BENCH_SECONDS=30 BENCH_COMMAND_TOKENS=20 npm run bench:command-cost
+ *   BENCH_DATA_DIR=/tmp/history BENCH_CONNECTIONS=1 BENCH_IDLE_SECONDS=10 npm run bench:command-cost
  */
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { silentLogger } from '../src/log.js';
 import { runBenchmark } from './lib/lifecycle.js';
 import { runLoad, summarizeLoad } from './lib/load.js';
-import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
+import { sleep, type ApiClient } from './lib/api.js';
+import { bootstrapWithOwnReceiver, fundOrganization, listTokens, type TokenInfo } from './lib/organization.js';
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
-import { benchDataDir, startBenchService } from './lib/service.js';
+import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
+import { benchDataDir, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
@@ -39,63 +49,111 @@ interface StatementRow {
   call_count: string;
   row_count: string;
   total_exec_time: number;
+  shared_blks_hit: string;
+  shared_blks_read: string;
 }
+
+/** what the service and its PostgreSQL did between `start()` and `end()`: CPU, transactions, statements */
+const counters = (client: pg.Client, service: BenchService, postmaster: number) => {
+  const transactions = `select (xact_commit + xact_rollback)::text as count from pg_stat_database where datname = current_database()`;
+  const xactCount = async () => BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count);
+  return {
+    start: async () => {
+      await client.query('select pg_stat_statements_reset()');
+      const [serviceBefore, serverBefore, xactBefore] = [await serviceCpuMs(service), await serverCpuMs(postmaster), await xactCount()];
+      return {
+        end: async () => {
+          const serviceAfter = await serviceCpuMs(service);
+          return {
+            serviceMs: totalMs(serviceAfter) - totalMs(serviceBefore),
+            serviceMsByProcess: service.layout === 'one' ? null : [...serviceAfter].map(([role, ms]) => [role, ms - (serviceBefore.get(role) ?? 0)] as const),
+            serverMs: (await serverCpuMs(postmaster)) - serverBefore,
+            xact: Number((await xactCount()) - xactBefore),
+            statements: (
+              await client.query<StatementRow>(
+                `select query, calls::text as call_count, rows::text as row_count, total_exec_time, shared_blks_hit::text, shared_blks_read::text from pg_stat_statements
+                  where query not like '%pg_stat_%' and dbid = (select oid from pg_database where datname = current_database())
+                  order by pg_stat_statements.total_exec_time desc`,
+              )
+            ).rows,
+          };
+        },
+      };
+    },
+  };
+};
+
+/** the figures of one measurement, each divided by `units` (created withdrawals, or seconds of idling) */
+const printCost = (unit: string, units: number, cost: Awaited<ReturnType<Awaited<ReturnType<ReturnType<typeof counters>['start']>>['end']>>) => {
+  const per = (value: number) => (units > 0 ? value / units : Number.NaN);
+  const totalCalls = cost.statements.reduce((sum, row) => sum + Number(row.call_count), 0);
+  const byProcess = cost.serviceMsByProcess ? ` (${cost.serviceMsByProcess.map(([role, ms]) => `${role} ${per(ms).toFixed(2)}`).join(', ')})` : '';
+  console.log(`per ${unit}: ${per(totalCalls).toFixed(2)} statements, ${per(cost.xact).toFixed(2)} transactions, service CPU ${per(cost.serviceMs).toFixed(2)} ms${byProcess}, PostgreSQL CPU ${per(cost.serverMs).toFixed(2)} ms`);
+  console.log(`\nthe statements that took PostgreSQL the most time, most first:\n\n| ms per ${unit} | calls per ${unit} | rows per call | ms per call | blocks hit per call | blocks read per call | statement |\n|---:|---:|---:|---:|---:|---:|---|`);
+  for (const row of cost.statements.slice(0, 25)) {
+    const calls = Number(row.call_count);
+    const perCall = (value: string | number) => (Number(value) / calls).toFixed(1);
+    console.log(`| ${per(row.total_exec_time).toFixed(3)} | ${per(calls).toFixed(3)} | ${perCall(row.row_count)} | ${(row.total_exec_time / calls).toFixed(3)} | ${perCall(row.shared_blks_hit)} | ${perCall(row.shared_blks_read)} | ${shortened(row.query)} |`);
+  }
+};
 
 await runBenchmark(async (lifecycle) => {
   const seconds = positive('BENCH_SECONDS', 15);
+  const idleSeconds = process.env.BENCH_IDLE_SECONDS ? positive('BENCH_IDLE_SECONDS', 0) : 0;
   const connections = Math.round(positive('BENCH_CONNECTIONS', 64));
   const tokenCount = Math.round(positive('BENCH_COMMAND_TOKENS', 1));
+  const existingDataDir = process.env.BENCH_DATA_DIR?.trim() || undefined;
   progress(machineLine());
-  const dataDir = await benchDataDir(lifecycle);
+  const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
   // the server started here, with the library loaded; the service adopts it
   const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: { shared_preload_libraries: 'pg_stat_statements' } });
   lifecycle.onTeardown('stop the embedded server', () => server.stop());
-  const service = await startBenchService(lifecycle, progress, dataDir);
-  await service.untilReady(120_000);
-  const client = new pg.Client({ ...server.connection('ledgergate'), application_name: 'ledgergate-bench' });
+  // named as a ledgergate session: a service stopping (the restart below) leaves the server running for it
+  const client = new pg.Client({ ...server.connection('ledgergate'), application_name: 'ledgergate:bench-command-cost' });
   await client.connect();
   lifecycle.onTeardown('disconnect from the service database', () => client.end());
   await client.query('create extension if not exists pg_stat_statements');
   const backend = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  const postmaster = await parentOf(backend);
+  let service: BenchService;
+  let org: { api: ApiClient };
+  let tokens: TokenInfo[];
+  if (existingDataDir) {
+    // as the cost curve measures: the first start reads the history and saves the workers' checkpoints, the restart is measured
+    const first = await firstStartOnFilledStore(lifecycle, progress, dataDir, existingDataDir);
+    org = first.org;
+    tokens = [first.token];
+    service = await startBenchService(lifecycle, progress, dataDir);
+    progress(`restart ${describeStart(await untilStarted(service, org.api.apiKey, lifecycle.signal))}`);
+  } else {
+    service = await startBenchService(lifecycle, progress, dataDir);
+    await service.untilReady(120_000);
+    org = await bootstrapWithOwnReceiver(lifecycle, service);
+    tokens = (await listTokens(org.api)).slice(0, tokenCount);
+    await fundOrganization(lifecycle, org.api, tokens, progress);
+  }
+  const measured = counters(client, service, await parentOf(backend));
 
-  const org = await bootstrapWithOwnReceiver(lifecycle, service);
-  const tokens = (await listTokens(org.api)).slice(0, tokenCount);
-  await fundOrganization(lifecycle, org.api, tokens, progress);
   const plan = { url: service.url, apiKey: org.api.apiKey, connections, templates: withdrawalTemplates(tokens) };
   progress('warming up for 3 s');
   await runLoad(lifecycle, { ...plan, seconds: 3, referencePrefix: `warm-${Date.now().toString(36)}` });
-
-  await client.query('select pg_stat_statements_reset()');
-  const serviceBefore = await serviceCpuMs(service);
-  const serverBefore = await serverCpuMs(postmaster);
-  const transactions = `select (xact_commit + xact_rollback)::text as count from pg_stat_database where datname = current_database()`;
-  const xactBefore = BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count);
-  progress(`load: ${connections} connections for ${seconds} s over ${tokens.length} token(s)`);
-  const report = await runLoad(lifecycle, { ...plan, seconds, referencePrefix: `cost-${Date.now().toString(36)}` });
-  const serviceAfter = await serviceCpuMs(service);
-  const serviceMs = totalMs(serviceAfter) - totalMs(serviceBefore);
-  const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
-  const xact = Number(BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count) - xactBefore);
-  const statements = (
-    await client.query<StatementRow>(
-      `select query, calls::text as call_count, rows::text as row_count, total_exec_time from pg_stat_statements
-        where query not like '%pg_stat_%' and dbid = (select oid from pg_database where datname = current_database())
-        order by pg_stat_statements.calls desc`,
-    )
-  ).rows;
-  const load = summarizeLoad(report);
-  const per = (value: number) => (load.created > 0 ? value / load.created : Number.NaN);
-  const totalCalls = statements.reduce((sum, row) => sum + Number(row.call_count), 0);
-
   const layout = service.layout === 'split' ? 'the service as two processes (api, workers)' : 'the service as one process';
-  console.log(`\nPOST /withdrawals, ${tokens.length} token(s), ${connections} connections, ${seconds} s, ${layout} — ${machineLine().replace(/^machine: /, '')}\n`);
-  console.log(`created ${num(load.created)} (${num(load.createdPerSecond)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ${num(load.errors)} errors`);
-  const byProcess = service.layout === 'one' ? '' : ` (${[...serviceAfter].map(([role, ms]) => `${role} ${per(ms - (serviceBefore.get(role) ?? 0)).toFixed(2)}`).join(', ')})`;
-  console.log(`per created withdrawal: ${per(totalCalls).toFixed(2)} statements, ${per(xact).toFixed(2)} transactions, service CPU ${per(serviceMs).toFixed(2)} ms${byProcess}, PostgreSQL CPU ${per(serverMs).toFixed(2)} ms`);
-  console.log('\n| calls per withdrawal | rows per call | ms per call | statement |\n|---:|---:|---:|---|');
-  for (const row of statements.slice(0, 25)) {
-    const calls = Number(row.call_count);
-    console.log(`| ${per(calls).toFixed(3)} | ${(Number(row.row_count) / calls).toFixed(1)} | ${(row.total_exec_time / calls).toFixed(3)} | ${shortened(row.query)} |`);
+  const header = `${tokens.length} token(s), ${existingDataDir ? `the store of ${existingDataDir}` : 'a fresh store'}, ${layout} — ${machineLine().replace(/^machine: /, '')}`;
+
+  if (idleSeconds > 0) {
+    await sleep(2_000, lifecycle.signal); // what the warm-up left to do (settlement, webhooks) done first
+    progress(`idle: ${idleSeconds} s without load`);
+    const idle = await measured.start();
+    await sleep(idleSeconds * 1000, lifecycle.signal);
+    console.log(`\nno load, ${idleSeconds} s, ${header}\n`);
+    printCost('second', idleSeconds, await idle.end());
   }
+
+  progress(`load: ${connections} connections for ${seconds} s over ${tokens.length} token(s)`);
+  const loaded = await measured.start();
+  const report = await runLoad(lifecycle, { ...plan, seconds, referencePrefix: `cost-${Date.now().toString(36)}` });
+  const cost = await loaded.end();
+  const load = summarizeLoad(report);
+  console.log(`\nPOST /withdrawals, ${connections} connections, ${seconds} s, ${header}\n`);
+  console.log(`created ${num(load.created)} (${num(load.createdPerSecond)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ${num(load.errors)} errors`);
+  printCost('created withdrawal', load.created, cost);
 });
