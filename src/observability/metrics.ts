@@ -169,7 +169,7 @@ const readOutbox = () => {
 
 new Gauge({
   name: `${PREFIX}webhook_outbox_pending`,
-  help: 'Webhook deliveries waiting to be delivered',
+  help: 'Webhook deliveries waiting to be delivered (not those of organizations without a URL, parked until one is set)',
   registers,
   async collect() {
     const outbox = await readOutbox();
@@ -179,7 +179,7 @@ new Gauge({
 
 new Gauge({
   name: `${PREFIX}webhook_outbox_oldest_pending_age_seconds`,
-  help: 'Age of the oldest webhook delivery still waiting (0 when none waits)',
+  help: 'Age of the oldest webhook delivery still waiting to be delivered (0 when none waits; parked ones not counted)',
   registers,
   async collect() {
     const outbox = await readOutbox();

@@ -3,11 +3,14 @@ import type { Database } from '../db/database.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 import { lagInEvents, projectionProgress } from './progress.js';
+import { WAITING_FOR_URL } from '../webhooks/outbox.js';
 
 /**
- * The read-model figures GET /metrics reports, each one indexed query: the pending outbox rows
- * (partial index on pending rows), open sweeps (partial index on open rows), the withdrawal counts
- * kept by triggers, and per projection one row of its filter's index.
+ * The read-model figures GET /metrics reports, each one indexed query: the outbox's backlog (the
+ * pending rows due or being attempted, a range of the partial index on pending rows that ends
+ * before the deliveries waiting for a URL: those are parked, not late, and a long history of
+ * organizations without a URL holds hundreds of thousands of them), open sweeps (partial index on
+ * open rows), the withdrawal counts kept by triggers, and per projection one row of its filter's index.
  */
 export const operationsFigures = (db: Kysely<Database>, store: Pick<EventStore, 'headPosition' | 'readAll'>, projections: readonly Projection[]) => ({
   projectionLag: async (): Promise<Record<string, number>> => {
@@ -16,7 +19,8 @@ export const operationsFigures = (db: Kysely<Database>, store: Pick<EventStore, 
   },
   outbox: async () => {
     const { rows } = await sql<{ pending: string; oldest: Date | null }>`
-      select count(*) as pending, min(created_at) as oldest from webhook_deliveries where status = 'pending'
+      select count(*) as pending, min(created_at) as oldest from webhook_deliveries
+       where status = 'pending' and next_attempt_at < ${WAITING_FOR_URL}::timestamptz
     `.execute(db);
     const oldest = rows[0]?.oldest ?? null;
     return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0 };

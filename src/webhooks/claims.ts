@@ -121,12 +121,17 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
   return rows.length;
 };
 
-/** Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending. */
+/**
+ * Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending.
+ * Deliveries waiting for a URL sit at the end of the due index (WAITING_FOR_URL is infinity), so
+ * the bound `<` ends the index scan before them: a store with many organizations without a URL
+ * (hundreds of thousands of waiting rows) answers as fast as an empty one, where `<>` read them all.
+ */
 export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | null> => {
   const { rows } = await sql<{ ms: number | null }>`
     select (extract(epoch from (min(next_attempt_at) - now())) * 1000)::float8 as ms
     from webhook_deliveries
-    where status = 'pending' and next_attempt_at <> ${WAITING_FOR_URL}::timestamptz
+    where status = 'pending' and next_attempt_at < ${WAITING_FOR_URL}::timestamptz
   `.execute(db);
   return rows[0]?.ms ?? null;
 };
