@@ -33,6 +33,7 @@ import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
+import { shortened } from './lib/server-cost.js';
 import { benchDataDir, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
@@ -40,9 +41,6 @@ import { num } from './lib/table.js';
 const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
 
 const totalMs = (byRole: Map<string, number>) => [...byRole.values()].reduce((total, ms) => total + ms, 0);
-
-/** a statement on one line, its select list left out (the tables and conditions tell statements apart) */
-const shortened = (query: string) => query.replace(/\s+/g, ' ').replace(/^select (.{40,}?) from /, 'select … from ').replaceAll('|', '\\|').slice(0, 160);
 
 interface StatementRow {
   query: string;

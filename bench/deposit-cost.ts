@@ -1,0 +1,120 @@
+/**
+ * What a deposit costs end to end, and where its time goes: the bench's deposits phase
+ * (BENCH_DEPOSITS transfers, 5,000 by default, to many users' addresses over 20 tokens, injected
+ * through the devnet's batch form) on a service whose embedded PostgreSQL the bench started with
+ * `pg_stat_statements` loaded. It prints the phase's figures (injection/s, end to end/s), when each
+ * stage was reached (detected, confirmed, listed, webhooks delivered, sweeps settled), and per
+ * deposit, from the first injection until every deposit was listed and credited (the phase's
+ * end): statements, transactions, service CPU and PostgreSQL CPU, with the statements that ran
+ * most; the same per address for the addresses made before the clock starts; and what the idle
+ * service costs a second (block production, polls), which the per-deposit figures include for
+ * the phase's duration.
+ *
+ *   npm run bench:deposit-cost
+ *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
+ */
+import { sleep } from './lib/api.js';
+import { depositStageSampler, type DepositStageTimes } from './lib/deposit-stages.js';
+import { runBenchmark } from './lib/lifecycle.js';
+import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
+import { runDepositPhase } from './lib/phases/deposits.js';
+import { machineLine } from './lib/report.js';
+import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
+import { startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
+import { positive } from './lib/settings.js';
+import { num } from './lib/table.js';
+
+const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
+const IDLE_MS = 5000;
+/** how long the stages are followed after the phase's end (webhooks, sweeps) */
+const AFTER_MS = 120_000;
+
+await runBenchmark(async (lifecycle) => {
+  const count = Math.round(positive('BENCH_DEPOSITS', 5000));
+  progress(machineLine());
+  const { service, client, connect, postmaster } = await startMeasuredService(lifecycle, progress);
+  const samplerClient = await connect();
+
+  const org = await bootstrapWithOwnReceiver(lifecycle, service);
+  const tokens = (await listTokens(org.api)).slice(0, 20);
+  progress(`funding the organization on ${tokens.length} tokens`);
+  await fundOrganization(lifecycle, org.api, tokens, progress);
+
+  interface Reading {
+    atMs: number;
+    serviceMs: number;
+    serverMs: number;
+    transactions: bigint;
+  }
+  // the service's processes together (one, or the api and the workers)
+  const serviceMs = async () => [...(await serviceCpuMs(service)).values()].reduce((total, ms) => total + ms, 0);
+  const read = async (): Promise<Reading> => ({ atMs: performance.now(), serviceMs: await serviceMs(), serverMs: await serverCpuMs(postmaster), transactions: await transactionCount(client) });
+  const statementsSince = async () => {
+    const statements = await statementsSinceReset(client);
+    await client.query('select pg_stat_statements_reset()');
+    return statements;
+  };
+
+  let idle: { service: number; server: number } | undefined;
+  let addresses: { reading: Reading; statements: Awaited<ReturnType<typeof statementsSince>> } | undefined;
+  let injection: Reading | undefined;
+  let stages: Promise<DepositStageTimes> | undefined;
+  const figures = await runDepositPhase({
+    lifecycle,
+    api: org.api,
+    tokens,
+    count,
+    progress,
+    hooks: {
+      beforeAddresses: async () => {
+        const before = await read();
+        await sleep(IDLE_MS, lifecycle.signal);
+        const after = await read();
+        const seconds = (after.atMs - before.atMs) / 1000;
+        idle = { service: (after.serviceMs - before.serviceMs) / seconds, server: (after.serverMs - before.serverMs) / seconds };
+        await client.query('select pg_stat_statements_reset()');
+        addresses = { reading: await read(), statements: [] };
+      },
+      beforeInjection: async () => {
+        const before = addresses!.reading;
+        addresses!.statements = await statementsSince();
+        injection = await read();
+        addresses!.reading = { atMs: injection.atMs - before.atMs, serviceMs: injection.serviceMs - before.serviceMs, serverMs: injection.serverMs - before.serverMs, transactions: injection.transactions - before.transactions };
+        const sampler = await depositStageSampler(samplerClient, org.orgId);
+        sampler.start();
+        stages = sampler.untilReached({ expected: count, timeoutMs: Math.max(120_000, count * 100) + AFTER_MS, signal: lifecycle.signal });
+      },
+    },
+  });
+  const end = await read();
+  const statements = await statementsSince();
+  progress('deposits: following the webhooks and sweeps');
+  const times = await stages!;
+
+  const perUnit = (units: number) => (value: number) => value / units;
+  const calls = (rows: readonly { call_count: string }[]) => rows.reduce((sum, row) => sum + Number(row.call_count), 0);
+  const ms = (value: number | null) => (value === null ? 'not reached' : `${(value / 1000).toFixed(1)} s`);
+  const perDeposit = perUnit(count);
+  const perAddress = perUnit(figures.addresses);
+  const a = addresses!.reading;
+
+  console.log(`\ndeposits end to end, ${num(count)} transfers over ${tokens.length} tokens to ${figures.users} users — ${machineLine().replace(/^machine: /, '')}\n`);
+  console.log(`injection ${num(figures.injectionPerSecond)}/s (${ms(figures.injectionMs)}), end to end ${num(figures.endToEndPerSecond)}/s (${ms(figures.endToEndMs)}: listed and credited)`);
+  console.log(
+    `stages after the first injection: detected ${ms(times.detectedMs)}, confirmed ${ms(times.confirmedMs)}, listed ${ms(times.listedMs)}, ` +
+      `webhooks delivered ${ms(times.webhooksDeliveredMs)} (${num(times.counts.webhooksDelivered)} of ${num(times.counts.webhooksMade)}), ` +
+      `sweeps settled ${ms(times.sweepsSettledMs)} (${num(times.counts.sweepsSettled)} of ${num(times.counts.sweepsScheduled)})`,
+  );
+  console.log(`idle service: ${num(idle!.service)} ms CPU a second, its PostgreSQL ${num(idle!.server)} ms a second`);
+  console.log(
+    `per deposit (first injection until all were listed and credited): ${perDeposit(calls(statements)).toFixed(2)} statements, ` +
+      `${perDeposit(Number(end.transactions - injection!.transactions)).toFixed(2)} transactions, service CPU ${perDeposit(end.serviceMs - injection!.serviceMs).toFixed(2)} ms, ` +
+      `PostgreSQL CPU ${perDeposit(end.serverMs - injection!.serverMs).toFixed(2)} ms`,
+  );
+  console.log(
+    `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
+      `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
+  );
+  console.log(['', 'the deposits:', ...statementTable(statements, perDeposit, 'deposit', 30)].join('\n'));
+  console.log(['', 'the addresses:', ...statementTable(addresses!.statements, perAddress, 'address', 10)].join('\n'));
+});

@@ -1,0 +1,80 @@
+import type pg from 'pg';
+
+/**
+ * Where a batch of deposits is on its way, sampled from the service's database while they travel:
+ * detected and confirmed (events in the store after the injection began), listed confirmed by the
+ * deposits read model, their webhooks delivered, their sweeps settled. Each stage's time is when
+ * its count first reached the deposits injected (webhooks: every delivery of the organization made
+ * since, delivered; sweeps: as many settled as were scheduled), to the second.
+ */
+export interface DepositStageTimes {
+  detectedMs: number | null;
+  confirmedMs: number | null;
+  listedMs: number | null;
+  webhooksDeliveredMs: number | null;
+  sweepsSettledMs: number | null;
+  /** at the last sample */
+  counts: StageCounts;
+}
+
+interface StageCounts {
+  detected: number;
+  confirmed: number;
+  listed: number;
+  webhooksMade: number;
+  webhooksDelivered: number;
+  sweepsScheduled: number;
+  sweepsSettled: number;
+}
+
+const SAMPLE_MS = 1000;
+
+const countsQuery = `
+  select
+    (select count(*) from eventstore.events where position > $1 and type = 'DepositDetected')::int as detected,
+    (select count(*) from eventstore.events where position > $1 and type = 'DepositConfirmed')::int as confirmed,
+    (select count(*) from deposits where org_id = $2 and credit = 'credit' and confirmed and seq > $1)::int as listed,
+    (select count(*) from webhook_deliveries where org_id = $2 and seq > $3)::int as "webhooksMade",
+    (select count(*) from webhook_deliveries where org_id = $2 and seq > $3 and status = 'delivered')::int as "webhooksDelivered",
+    (select count(*) from eventstore.events where position > $1 and type = 'SweepScheduled')::int as "sweepsScheduled",
+    (select count(*) from eventstore.events where position > $1 and type in ('SweepConfirmed', 'SweepSkipped', 'SweepFailed'))::int as "sweepsSettled"`;
+
+export interface DepositStageSampler {
+  /** the clock's start (the first injection), performance.now() */
+  start(): void;
+  /** samples (once a second) until every stage is reached, or `timeoutMs` after the start */
+  untilReached(options: { expected: number; timeoutMs: number; signal: AbortSignal }): Promise<DepositStageTimes>;
+}
+
+/** Takes the store's head and the organization's last delivery now: what the sampler counts from. */
+export const depositStageSampler = async (client: pg.Client, orgId: string): Promise<DepositStageSampler> => {
+  const { rows } = await client.query<{ position: string; seq: string }>(
+    `select (select coalesce(max(position), 0) from eventstore.events)::text as position,
+            (select coalesce(max(seq), 0) from webhook_deliveries where org_id = $1)::text as seq`,
+    [orgId],
+  );
+  const { position, seq } = rows[0]!;
+  let startedAt = performance.now();
+  const sample = async (): Promise<StageCounts> => (await client.query<StageCounts>(countsQuery, [position, orgId, seq])).rows[0]!;
+  return {
+    start: () => void (startedAt = performance.now()),
+    untilReached: async ({ expected, timeoutMs, signal }) => {
+      const times: Omit<DepositStageTimes, 'counts'> = { detectedMs: null, confirmedMs: null, listedMs: null, webhooksDeliveredMs: null, sweepsSettledMs: null };
+      let counts = await sample();
+      for (;;) {
+        signal.throwIfAborted();
+        const now = performance.now();
+        const at = now - startedAt;
+        if (times.detectedMs === null && counts.detected >= expected) times.detectedMs = at;
+        if (times.confirmedMs === null && counts.confirmed >= expected) times.confirmedMs = at;
+        if (times.listedMs === null && counts.listed >= expected) times.listedMs = at;
+        const allConfirmed = times.confirmedMs !== null;
+        if (times.webhooksDeliveredMs === null && allConfirmed && counts.webhooksMade > 0 && counts.webhooksDelivered >= counts.webhooksMade) times.webhooksDeliveredMs = at;
+        if (times.sweepsSettledMs === null && allConfirmed && counts.sweepsSettled >= counts.sweepsScheduled) times.sweepsSettledMs = at;
+        if (Object.values(times).every((time) => time !== null) || at > timeoutMs) return { ...times, counts };
+        await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+        counts = await sample();
+      }
+    },
+  };
+};
