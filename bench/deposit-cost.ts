@@ -20,7 +20,7 @@ import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/or
 import { runDepositPhase } from './lib/phases/deposits.js';
 import { machineLine } from './lib/report.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
-import { startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
+import { forgottenStatements, startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
@@ -59,6 +59,7 @@ await runBenchmark(async (lifecycle) => {
   let addresses: { reading: Reading; statements: Awaited<ReturnType<typeof statementsSince>> } | undefined;
   let injection: Reading | undefined;
   let stages: Promise<DepositStageTimes> | undefined;
+  let followUntil = Number.POSITIVE_INFINITY;
   const figures = await runDepositPhase({
     lifecycle,
     api: org.api,
@@ -82,13 +83,15 @@ await runBenchmark(async (lifecycle) => {
         addresses!.reading = { atMs: injection.atMs - before.atMs, serviceMs: injection.serviceMs - before.serviceMs, serverMs: injection.serverMs - before.serverMs, transactions: injection.transactions - before.transactions };
         const sampler = await depositStageSampler(samplerClient, org.orgId);
         sampler.start();
-        stages = sampler.untilReached({ expected: count, timeoutMs: Math.max(120_000, count * 100) + AFTER_MS, signal: lifecycle.signal });
+        stages = sampler.untilReached({ expected: count, deadline: () => followUntil, signal: lifecycle.signal });
       },
     },
   });
   const end = await read();
+  const forgotten = await forgottenStatements(client);
   const statements = await statementsSince();
-  progress('deposits: following the webhooks and sweeps');
+  followUntil = performance.now() + AFTER_MS;
+  progress(`deposits: following the webhooks and sweeps (${AFTER_MS / 1000} s at most)`);
   const times = await stages!;
 
   const perUnit = (units: number) => (value: number) => value / units;
@@ -115,6 +118,7 @@ await runBenchmark(async (lifecycle) => {
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
       `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
   );
+  if (forgotten > 0) console.log(`pg_stat_statements forgot ${num(forgotten)} statements to make room: the counts below miss theirs`);
   console.log(['', 'the deposits:', ...statementTable(statements, perDeposit, 'deposit', 30)].join('\n'));
   console.log(['', 'the addresses:', ...statementTable(addresses!.statements, perAddress, 'address', 10)].join('\n'));
 });

@@ -42,8 +42,8 @@ const countsQuery = `
 export interface DepositStageSampler {
   /** the clock's start (the first injection), performance.now() */
   start(): void;
-  /** samples (once a second) until every stage is reached, or `timeoutMs` after the start */
-  untilReached(options: { expected: number; timeoutMs: number; signal: AbortSignal }): Promise<DepositStageTimes>;
+  /** samples (once a second) until every stage is reached, or past `deadline()` (performance.now()) */
+  untilReached(options: { expected: number; deadline: () => number; signal: AbortSignal }): Promise<DepositStageTimes>;
 }
 
 /** Takes the store's head and the organization's last delivery now: what the sampler counts from. */
@@ -58,7 +58,7 @@ export const depositStageSampler = async (client: pg.Client, orgId: string): Pro
   const sample = async (): Promise<StageCounts> => (await client.query<StageCounts>(countsQuery, [position, orgId, seq])).rows[0]!;
   return {
     start: () => void (startedAt = performance.now()),
-    untilReached: async ({ expected, timeoutMs, signal }) => {
+    untilReached: async ({ expected, deadline, signal }) => {
       const times: Omit<DepositStageTimes, 'counts'> = { detectedMs: null, confirmedMs: null, listedMs: null, webhooksDeliveredMs: null, sweepsSettledMs: null };
       let counts = await sample();
       for (;;) {
@@ -71,7 +71,7 @@ export const depositStageSampler = async (client: pg.Client, orgId: string): Pro
         const allConfirmed = times.confirmedMs !== null;
         if (times.webhooksDeliveredMs === null && allConfirmed && counts.webhooksMade > 0 && counts.webhooksDelivered >= counts.webhooksMade) times.webhooksDeliveredMs = at;
         if (times.sweepsSettledMs === null && allConfirmed && counts.sweepsSettled >= counts.sweepsScheduled) times.sweepsSettledMs = at;
-        if (Object.values(times).every((time) => time !== null) || at > timeoutMs) return { ...times, counts };
+        if (Object.values(times).every((time) => time !== null) || now > deadline()) return { ...times, counts };
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
         counts = await sample();
       }

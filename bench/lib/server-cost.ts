@@ -31,6 +31,9 @@ export const statementsSinceReset = async (client: pg.Client): Promise<Statement
     )
   ).rows;
 
+/** statements pg_stat_statements forgot to make room for others since its last reset (their counts are then missing) */
+export const forgottenStatements = async (client: pg.Client): Promise<number> => Number((await client.query<{ dealloc: string }>('select dealloc::text from pg_stat_statements_info')).rows[0]!.dealloc);
+
 /** committed and rolled-back transactions of the current database so far */
 export const transactionCount = async (client: pg.Client): Promise<bigint> =>
   BigInt((await client.query<{ count: string }>(`select (xact_commit + xact_rollback)::text as count from pg_stat_database where datname = current_database()`)).rows[0]!.count);
