@@ -13,6 +13,7 @@ import { sweepDecider } from '../../src/domain/sweep/decide.js';
 import type { Infrastructure } from '../../src/infrastructure.js';
 import { createLogger } from '../../src/log.js';
 import { BALANCES_PROJECTION } from '../../src/projections/balances.js';
+import { DEPOSITS_PROJECTION } from '../../src/projections/deposits.js';
 import { allProjections } from '../../src/projections/registry.js';
 import { SWEEP_QUEUE_PROJECTION } from '../../src/projections/sweep-queue.js';
 import { SWEEPS_PROJECTION } from '../../src/projections/sweeps.js';
@@ -58,7 +59,7 @@ describe('sweeps', () => {
 
   /** each projection's checkpoint moves only with the events it reads: wait for the last of those */
   const settled = async () => {
-    for (const name of [SWEEP_QUEUE_PROJECTION, SWEEPS_PROJECTION, BALANCES_PROJECTION]) {
+    for (const name of [SWEEP_QUEUE_PROJECTION, SWEEPS_PROJECTION, BALANCES_PROJECTION, DEPOSITS_PROJECTION]) {
       const projection = allProjections().find((candidate) => candidate.name === name)!;
       const events = await infrastructure.store.readAll({ afterPosition: 0n, maxCount: 100_000, filter: projection.filter });
       const last = events[events.length - 1];
@@ -66,9 +67,9 @@ describe('sweeps', () => {
     }
   };
 
-  /** a new user's deposit address on the chain, a transfer to it on the devnet, recorded, confirmed (no block mined) and credited */
-  const deposit = async (chainId: string, asset: string, amount: bigint) => {
-    const credited = await fixture.credit(chainId, asset, amount, { mineConfirmations: false });
+  /** a new user's (or `externalUserId`'s) deposit address on the chain, a transfer to it on the devnet, recorded, confirmed (no block mined) and credited */
+  const deposit = async (chainId: string, asset: string, amount: bigint, externalUserId?: string) => {
+    const credited = await fixture.credit(chainId, asset, amount, { mineConfirmations: false, ...(externalUserId ? { externalUserId } : {}) });
     await settled();
     return credited;
   };
@@ -282,5 +283,25 @@ describe('sweeps', () => {
     const eager = sweeper(BSC);
     expect(await eager.runPass()).toMatchObject({ examined: 0 });
     expect((await sweepRow(failing.ref))?.status).not.toBe('Confirmed');
+  });
+
+  it('a token sweep pays its gas with native coins at its address that no credited deposit owns, never with those one does', async () => {
+    const POLYGON_USDT = findToken('eip155:137/erc20:0xc2132d05d31c914a87c6611c10748aeb04b58e8f')!;
+    const sweepState = async (ref: { chainId: string; txHash: string; index: number }) =>
+      (await loadAggregate(infrastructure.store, streams.sweep(ref.chainId, ref.txHash, ref.index), sweepDecider)).state;
+    // a credited POL deposit, not swept yet: its coins are the organization's, not gas
+    const owned = await deposit(POLYGON, 'native', 10n ** 17n);
+    const tokenBesideOwned = await deposit(POLYGON, POLYGON_USDT.address, 5_000_000n, owned.externalUserId);
+    await advanceSweep(sweepServices(POLYGON), tokenBesideOwned.ref);
+    const waiting = await sweepState(tokenBesideOwned.ref);
+    expect(['WaitingForGas', 'TopUpSigned', 'TopUpBroadcast']).toContain(waiting.status);
+
+    // POL below the deposit minimum (0.01) is never credited: the token sweep spends it as gas, with no top-up
+    const uncredited = await deposit(POLYGON, 'native', 5n * 10n ** 15n);
+    const tokenBesideSpare = await deposit(POLYGON, POLYGON_USDT.address, 5_000_000n, uncredited.externalUserId);
+    await advanceSweep(sweepServices(POLYGON), tokenBesideSpare.ref);
+    const signed = await sweepState(tokenBesideSpare.ref);
+    expect(['SweepSigned', 'SweepBroadcast']).toContain(signed.status);
+    expect(signed.status !== 'None' && signed.topUp).toBeFalsy();
   });
 });

@@ -145,12 +145,12 @@ export const startChainWorkerFixture = async (label: string, options: ChainWorke
         return createWithdrawal(withdrawalServices(overrides), { orgId, userId }, request, meta);
       },
       /**
-       * A new user's deposit account on the chain and a transfer to it on the devnet, recorded and
-       * confirmed: the organization's ledger credited. The confirmations are mined first unless
-       * `mineConfirmations` is false (then the transfer's block stays the chain's tip).
+       * A new user's deposit account on the chain (or `externalUserId`'s) and a transfer to it on
+       * the devnet, recorded and confirmed: the organization's ledger credited. The confirmations are
+       * mined first unless `mineConfirmations` is false (then the transfer's block stays the chain's tip).
        */
-      credit: async (chainId: string, asset: string, amount: bigint, creditOptions: { mineConfirmations?: boolean } = {}) => {
-        const externalUserId = `user-${++users}`;
+      credit: async (chainId: string, asset: string, amount: bigint, creditOptions: { mineConfirmations?: boolean; externalUserId?: string } = {}) => {
+        const externalUserId = creditOptions.externalUserId ?? `user-${++users}`;
         const addresses = createDepositAddressBook(infrastructure.signer!);
         const { account } = await getOrCreateDepositAccount({ store: infrastructure.store, clock, addresses }, { orgId, chainId, externalUserId }, meta);
         const address = account.properties.address;
@@ -162,7 +162,7 @@ export const startChainWorkerFixture = async (label: string, options: ChainWorke
         const ref = { chainId, txHash: transfer!.txHash, index: transfer!.index };
         if (creditOptions.mineConfirmations !== false) await mineConfirmations(chainId);
         await confirmDeposit(depositServices, ref, findChain(chainId)!.properties.confirmations, meta);
-        return { ref, address };
+        return { ref, address, externalUserId };
       },
       /** the organization's ledger of the token, as its events leave it */
       ledger: async (tokenId: string) => (await loadAggregate(infrastructure.store, streams.ledger(orgId, tokenId), ledgerDecider)).state,

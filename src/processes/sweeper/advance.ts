@@ -107,11 +107,13 @@ const planFor = async (services: SweepServices, ref: DepositRef): Promise<SweepP
 const spareNative = async (services: SweepServices, depositAddress: string): Promise<bigint> => {
   const { chain, gateway, db } = services;
   const balance = await gateway.balance(depositAddress, 'native');
-  const sameAddress = chain.family === 'evm' ? sql<boolean>`lower(d.to_address) = ${depositAddress.toLowerCase()}` : sql<boolean>`d.to_address = ${depositAddress}`;
+  // found by deposits_chain_address_idx (lowercase); other families' addresses are also compared exactly
+  const exactly = chain.family === 'evm' ? sql<boolean>`true` : sql<boolean>`d.to_address = ${depositAddress}`;
   const { rows } = await sql<{ reserved: string | null }>`
     select sum(d.amount) as reserved from deposits d
       left join sweeps s on s.chain_id = d.chain_id and s.tx_hash = d.tx_hash and s.output_index = d.output_index
-     where d.chain_id = ${chain.id} and d.token_id = ${nativeToken(chain.id).id} and d.credit = 'credit' and d.status <> 'reverted' and ${sameAddress}
+     where d.chain_id = ${chain.id} and lower(d.to_address) = ${depositAddress.toLowerCase()} and ${exactly}
+       and d.token_id = ${nativeToken(chain.id).id} and d.credit = 'credit' and d.status <> 'reverted'
        and (s.status is null or s.status <> 'Confirmed')
   `.execute(db);
   const spare = balance - BigInt(rows[0]?.reserved ?? 0);
