@@ -209,6 +209,11 @@ export const describeEventStoreContract = (
       expectStrictlyIncreasing(ofOne);
       const opened = await store.readAll({ afterPosition: before, filter: { categories: [one, two], types: ['Opened'] } });
       expect(opened.map((event) => event.stream)).toEqual([`${one}-x`, `${two}-y`, `${one}-z`]);
+      // several categories merged in position order, cut at maxCount
+      const firstTwo = await store.readAll({ afterPosition: before, maxCount: 2, filter: { categories: [two, one] } });
+      expect(firstTwo.map((event) => `${event.stream}:${event.type}`)).toEqual([`${one}-x:Opened`, `${one}-x:Closed`]);
+      const nextTwo = await store.readAll({ afterPosition: firstTwo[1]!.position, maxCount: 2, filter: { categories: [two, one] } });
+      expect(nextTwo.map((event) => event.stream)).toEqual([`${two}-y`, `${one}-z`]);
       const afterFirst = await store.readAll({ afterPosition: ofOne[0]!.position, maxCount: 1, filter: { categories: [one] } });
       expect(afterFirst.map((event) => event.type)).toEqual(['Closed']);
       expect((await store.readAll({ afterPosition: head })).filter((event) => [one, two].some((c) => event.stream.startsWith(`${c}-`)))).toEqual([]);

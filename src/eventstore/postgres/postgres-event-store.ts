@@ -26,17 +26,35 @@ const unavailableOnConnectionFailure = (error: unknown): never => {
 
 const boundedCount = (maxCount: number | undefined) => Math.min(Math.max(1, maxCount ?? DEFAULT_READ_COUNT), MAX_READ_COUNT);
 
-const filterClause = (filter: EventFilter | undefined, params: unknown[]): string => {
-  let clause = '';
-  if (filter?.categories) {
-    params.push(filter.categories);
-    clause += ` and category = any($${params.length}::text[])`;
+/**
+ * What a read of the log after $1 (in position order) takes: `false` with no category. A read of one
+ * category is a range of the (category, position) index: `(category, position) > (c, $1)` is a
+ * condition only that index can serve, so it costs what it finds. With `category = … and position
+ * > $1` the planner took the primary key from the position on and filtered, as soon as its
+ * statistics made the category look common: a reader of a quiet category (a projection, a
+ * withdrawal processor, whose position stays at its category's last event) then read every later
+ * event of every category at each poll (a withdrawal processor's poll took 6 ms at 5,000 deposits
+ * after the last withdrawal; 60,000 later events: 32 ms against 0.14 ms). Several categories keep
+ * `category = any(…)`: one such branch per category, merged, read up to $2 events from each, which
+ * cost more than the walk for the readers of several busy categories (the watchers', the audit
+ * streams').
+ */
+const filterCondition = (filter: EventFilter | undefined, params: unknown[]): string => {
+  const categories = filter?.categories ? [...new Set(filter.categories)] : null;
+  if (categories?.length === 0) return 'false';
+  let where = 'position > $1::bigint';
+  if (categories?.length === 1) {
+    params.push(categories[0]);
+    where = `(category, position) > ($${params.length}::text, $1::bigint) and category = $${params.length}::text`;
+  } else if (categories) {
+    params.push(categories);
+    where += ` and category = any($${params.length}::text[])`;
   }
   if (filter?.types) {
     params.push(filter.types);
-    clause += ` and type = any($${params.length}::text[])`;
+    where += ` and type = any($${params.length}::text[])`;
   }
-  return clause;
+  return where;
 };
 
 export interface PostgresEventStoreOptions {
@@ -72,12 +90,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
 
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
     const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
-    const rows = await query<EventRow>(
-      `select ${EVENT_COLUMNS} from eventstore.events
-        where position > $1::bigint ${filterClause(options.filter, params)}
-        order by position limit $2`,
-      params,
-    );
+    const rows = await query<EventRow>(`select ${EVENT_COLUMNS} from eventstore.events where ${filterCondition(options.filter, params)} order by position limit $2`, params);
     return rows.map(toRecordedEvent);
   };
 
@@ -92,7 +105,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
          from (select max(position) as head from eventstore.events) as snapshot
          left join lateral (
            select ${EVENT_COLUMNS}, position as sort_position from eventstore.events
-            where position > $1::bigint ${filterClause(options.filter, params)}
+            where ${filterCondition(options.filter, params)}
             order by position limit $2
          ) as batch on true
         order by batch.sort_position`,
