@@ -35,6 +35,14 @@ export class SharedEventsReader {
   /** events read from the store by this reader (every consumer's together) */
   eventsRead = 0;
   private readonly consumers = new Set<SharedEventsConsumer>();
+  /**
+   * Per consumer, the store's head before the last read it took to the end: that read handed it
+   * every followed event up to there (positions become visible in order). A quiet filter's consumer
+   * stands at its last followed event, far behind the head while other categories are busy; its next
+   * read starts here instead, so it walks only what was appended since (not everything since its
+   * last followed event, which the store cannot skip by index when several categories are read).
+   */
+  private readonly scannedTo = new WeakMap<SharedEventsConsumer, bigint>();
   private next: Waiter[] = [];
   private reading: Promise<void> | null = null;
 
@@ -98,11 +106,12 @@ export class SharedEventsReader {
   /** reads to the head, handing each batch to every consumer; answers the consumers that threw and why */
   private async read(waiters: readonly Waiter[]): Promise<Map<SharedEventsConsumer, unknown>> {
     const failed = new Map<SharedEventsConsumer, unknown>();
+    const head = await this.store.headPosition();
     for (;;) {
       if (waiters.every((waiter) => waiter.gone)) return failed;
       const taking = [...this.consumers].filter((consumer) => !failed.has(consumer));
       if (taking.length === 0) return failed;
-      const afterPosition = taking.reduce((lowest, consumer) => (consumer.position < lowest ? consumer.position : lowest), taking[0]!.position);
+      const afterPosition = taking.map((consumer) => this.readFrom(consumer)).reduce((lowest, position) => (position < lowest ? position : lowest));
       const batch = await this.store.readAll({ afterPosition, maxCount: this.batchSize, filter: this.filter });
       this.eventsRead += batch.length;
       for (const consumer of taking) {
@@ -112,7 +121,16 @@ export class SharedEventsReader {
           failed.set(consumer, error);
         }
       }
-      if (batch.length < this.batchSize) return failed;
+      if (batch.length < this.batchSize) {
+        for (const consumer of taking) if (!failed.has(consumer) && head > this.readFrom(consumer)) this.scannedTo.set(consumer, head);
+        return failed;
+      }
     }
+  }
+
+  /** where `consumer`'s next read starts: after its last followed event, or after the head its last full read began at */
+  private readFrom(consumer: SharedEventsConsumer): bigint {
+    const scanned = this.scannedTo.get(consumer);
+    return scanned !== undefined && scanned > consumer.position ? scanned : consumer.position;
   }
 }

@@ -391,6 +391,39 @@ describe('deposit watcher checkpoints', () => {
     expect(knowledge(healthy, [])).toEqual(knowledge(fromZero, []));
   });
 
+  it('a follower of quiet categories reads on from the head its last read reached, not from its last followed event, and still misses nothing', async () => {
+    const events = history();
+    await events.account(ETHEREUM, 'quiet-1', '0x00000000000000000000000000000000000a01e1');
+    const readsFrom: bigint[] = [];
+    const recording: EventStore = {
+      ...infrastructure.store,
+      readAll: (options) => {
+        readsFrom.push(options?.afterPosition ?? 0n);
+        return infrastructure.store.readAll(options);
+      },
+    };
+    const quiet = follower(false, ETHEREUM, new FollowedEventsReader(recording));
+    const busyElsewhere = () =>
+      infrastructure.store.appendMany(Array.from({ length: 20 }, () => ({ stream: `busyElsewhere-${randomUUID()}`, expectedRevision: 'no_stream' as const, events: [{ id: randomUUID(), type: 'Busy', data: {}, metadata: meta }] })));
+    await quiet.refresh();
+    const lastFollowed = quiet.position;
+    await busyElsewhere();
+    const headBefore = await infrastructure.store.headPosition();
+    await quiet.refresh(); // walks the other categories' events once
+    await busyElsewhere();
+    readsFrom.length = 0;
+    await quiet.refresh();
+    expect(quiet.position).toBe(lastFollowed);
+    expect(readsFrom).toEqual([headBefore]); // not lastFollowed: the twenty events walked before are not walked again
+    // a followed event appended later is still read, and the follower knows what one from 0 knows
+    await events.account(ETHEREUM, 'quiet-2', '0x00000000000000000000000000000000000a02e1');
+    await quiet.refresh();
+    expect(quiet.position).toBe(await infrastructure.store.headPosition());
+    const fromZero = follower(false, ETHEREUM);
+    await fromZero.refresh();
+    expect(knowledge(quiet, probes)).toEqual(knowledge(fromZero, probes));
+  });
+
   describe('a chain watcher restarted from its checkpoint, crashed before and after the save', () => {
   let accounts: DepositAccountServices;
   const orgId = randomUUID();
