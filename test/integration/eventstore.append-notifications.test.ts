@@ -101,4 +101,42 @@ describe('append notifications', () => {
       await subscription.close();
     }
   });
+
+  it('a subscription to a quiet category reads on from the head its last read saw, not again from its last event', async () => {
+    const readsFrom: bigint[] = [];
+    // the store's pool, recording where each subscription read started once it has answered
+    const recording = new Proxy(database.pool, {
+      get: (target, key) =>
+        key === 'query'
+          ? async (text: string, params: unknown[]) => {
+              const result = await target.query(text, params);
+              if (text.includes('left join lateral')) readsFrom.push(BigInt(String(params[0])));
+              return result;
+            }
+          : Reflect.get(target, key, target),
+    });
+    const watching = createPostgresEventStore({ pool: recording, listenConfig: database.config, logger: createLogger('silent') });
+    const quiet = uniqueCategory('quiet');
+    const busy = uniqueCategory('busy');
+    const subscription = watching.subscribeToAll({ afterPosition: await store.headPosition(), filter: { categories: [quiet] } });
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      const { position: first } = await store.append(`${quiet}-1`, 'no_stream', [newEvent('Quiet')]);
+      expect(((await iterator.next()).value as RecordedEvent[]).map((event) => event.position)).toEqual([first]);
+      for (let index = 0; index < 30; index++) await store.append(`${busy}-${index}`, 'no_stream', [newEvent('Busy')]);
+      const busyHead = await store.headPosition();
+      readsFrom.length = 0;
+      const next = iterator.next(); // reads after the quiet event, finds nothing up to busyHead, waits
+      await waitUntil(() => readsFrom.length > 0, 20_000, 'the read after the quiet event to answer');
+      const { position: second } = await store.append(`${quiet}-1`, 0n, [newEvent('Quiet')]);
+      expect(((await next).value as RecordedEvent[]).map((event) => event.position)).toEqual([second]);
+      expect(readsFrom[0]).toBe(first);
+      expect(readsFrom.length).toBeGreaterThan(1);
+      // every later read starts at the head the empty one saw: the thirty busy events are not walked again
+      expect(readsFrom.slice(1).every((from) => from >= busyHead)).toBe(true);
+    } finally {
+      await subscription.close();
+      await watching.close();
+    }
+  });
 });

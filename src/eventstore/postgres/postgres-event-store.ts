@@ -152,7 +152,8 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
             const count = notifications.count;
             const { events, head } = await readAllWithHead({ afterPosition, maxCount, filter: options.filter });
             seen = { count, ...(events.length === 0 ? { scannedTo: head } : {}) };
-            return events;
+            // a read cut short of maxCount found every event it takes up to its snapshot's head
+            return { events, ...(events.length < maxCount ? { scannedTo: head } : {}) };
           },
           waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seen),
         },
