@@ -1,11 +1,8 @@
-import type { RecordedEvent, Subscription } from './port.js';
+import type { RecordedEvent, ScannedRead, Subscription } from './port.js';
 
 export interface PollingSource {
-  /**
-   * events strictly after `afterPosition`, in global order, at most `maxCount`; and, when the read
-   * knows it, `scannedTo`: a position up to which it found every event the subscription takes
-   */
-  read(afterPosition: bigint, maxCount: number): Promise<{ events: RecordedEvent[]; scannedTo?: bigint }>;
+  /** the events the subscription takes strictly after `afterPosition`, in global order, at most `maxCount`, and how far the read looked (the port's readAllScanned) */
+  read(afterPosition: bigint, maxCount: number): Promise<ScannedRead>;
   /** resolves when new events may exist (a notification or a poll interval) */
   waitForMore(): Promise<void>;
 }
@@ -14,8 +11,8 @@ export interface PollingSource {
  * Catch-up then live, as one loop: read a batch after the last delivered position; when a read
  * comes back empty, wait for a notification and read again. Reads are safe to repeat because the
  * store commits positions in order, so nothing is skipped and nothing is delivered twice. The next
- * read starts after the last event delivered or, further on, where the last read said it had seen
- * everything: a subscription to quiet categories does not walk again, at every read, what the
+ * read starts where the last read said it had seen everything (its last event, or further on when
+ * it was cut short): a subscription to quiet categories does not walk again, at every read, what the
  * busy ones appended since its last event.
  */
 export const pollingSubscription = (
@@ -32,7 +29,7 @@ export const pollingSubscription = (
       const { events: batch, scannedTo } = await source.read(position, options.maxBatchSize);
       if (closed) break;
       if (batch.length > 0) position = batch[batch.length - 1]!.position;
-      if (scannedTo !== undefined && scannedTo > position) position = scannedTo;
+      if (scannedTo > position) position = scannedTo;
       if (batch.length > 0) return { value: batch, done: false };
       await Promise.race([source.waitForMore(), closedSignal]);
     }

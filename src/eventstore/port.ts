@@ -77,6 +77,20 @@ export interface ReadAllOptions {
   filter?: EventFilter;
 }
 
+/** A read of all events (or of a filter's) and how far it looked. */
+export interface ScannedRead {
+  events: RecordedEvent[];
+  /**
+   * The read found every event its filter takes after its `afterPosition` up to this position
+   * (never before `afterPosition`): the last event's position when the read was full (`maxCount`
+   * events); when it was cut short, as far as the adapter saw the log, which for PostgreSQL is the
+   * store's head in the read's own snapshot, whatever the filter skipped. A reader that reads on
+   * from here misses nothing and walks nothing twice, and a read cut short has seen everything
+   * appended before it began.
+   */
+  scannedTo: bigint;
+}
+
 export interface SubscribeOptions {
   afterPosition?: bigint;
   filter?: EventFilter;
@@ -129,6 +143,8 @@ export interface EventStore {
   /** current revisions of several streams, in the order asked (null: no events), in one read where the adapter can */
   streamRevisions(streams: readonly string[]): Promise<(bigint | null)[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** readAll, answering also the position up to which it found every event it takes (ScannedRead) */
+  readAllScanned(options?: ReadAllOptions): Promise<ScannedRead>;
   /** position of the newest event, or 0n when the store is empty */
   headPosition(): Promise<bigint>;
   subscribeToAll(options?: SubscribeOptions): Subscription;

@@ -36,8 +36,8 @@ export class SharedEventsReader {
   eventsRead = 0;
   private readonly consumers = new Set<SharedEventsConsumer>();
   /**
-   * Per consumer, the store's head before the last read it took to the end: that read handed it
-   * every followed event up to there (positions become visible in order). A quiet filter's consumer
+   * Per consumer, how far the last read it took looked (the port's scannedTo: for a read cut short,
+   * the store's head in its snapshot): that read handed it every followed event up to there. A quiet filter's consumer
    * stands at its last followed event, far behind the head while other categories are busy; its next
    * read starts here instead, so it walks only what was appended since (not everything since its
    * last followed event, which the store cannot skip by index when several categories are read).
@@ -103,16 +103,19 @@ export class SharedEventsReader {
       });
   }
 
-  /** reads to the head, handing each batch to every consumer; answers the consumers that threw and why */
+  /**
+   * reads to the head, handing each batch to every consumer; answers the consumers that threw and
+   * why. Every read began after the waiters called, so the first read cut short (the port's
+   * readAllScanned: it has seen the store's head) has handed them every event appended before.
+   */
   private async read(waiters: readonly Waiter[]): Promise<Map<SharedEventsConsumer, unknown>> {
     const failed = new Map<SharedEventsConsumer, unknown>();
-    const head = await this.store.headPosition();
     for (;;) {
       if (waiters.every((waiter) => waiter.gone)) return failed;
       const taking = [...this.consumers].filter((consumer) => !failed.has(consumer));
       if (taking.length === 0) return failed;
       const afterPosition = taking.map((consumer) => this.readFrom(consumer)).reduce((lowest, position) => (position < lowest ? position : lowest));
-      const batch = await this.store.readAll({ afterPosition, maxCount: this.batchSize, filter: this.filter });
+      const { events: batch, scannedTo } = await this.store.readAllScanned({ afterPosition, maxCount: this.batchSize, filter: this.filter });
       this.eventsRead += batch.length;
       for (const consumer of taking) {
         try {
@@ -121,14 +124,13 @@ export class SharedEventsReader {
           failed.set(consumer, error);
         }
       }
-      if (batch.length < this.batchSize) {
-        for (const consumer of taking) if (!failed.has(consumer) && head > this.readFrom(consumer)) this.scannedTo.set(consumer, head);
-        return failed;
-      }
+      // the read began at or before each consumer's own start, so it covered each up to scannedTo
+      for (const consumer of taking) if (!failed.has(consumer) && scannedTo > this.readFrom(consumer)) this.scannedTo.set(consumer, scannedTo);
+      if (batch.length < this.batchSize) return failed;
     }
   }
 
-  /** where `consumer`'s next read starts: after its last followed event, or after the head its last full read began at */
+  /** where `consumer`'s next read starts: after its last followed event, or after where its last read looked to */
   private readFrom(consumer: SharedEventsConsumer): bigint {
     const scanned = this.scannedTo.get(consumer);
     return scanned !== undefined && scanned > consumer.position ? scanned : consumer.position;

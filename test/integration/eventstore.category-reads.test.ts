@@ -81,4 +81,19 @@ describe('reads of one category (PostgreSQL)', () => {
       await subscription.close();
     }
   });
+  it('a read cut short answers the head of its own snapshot, past the events its filter skipped', async () => {
+    const [quiet, busy] = [uniqueCategory('q'), uniqueCategory('b')];
+    const before = await store.headPosition();
+    const { position: quietAt } = await store.append(`${quiet}-1`, 'no_stream', [newEvent('Quiet')]);
+    const { position: head } = await store.append(`${busy}-1`, 'no_stream', newEvents(5, 'Busy'));
+    const cutShort = await reader.readAllScanned({ afterPosition: before, maxCount: 10, filter: { categories: [quiet] } });
+    expect(cutShort.events.map((event) => event.position)).toEqual([quietAt]);
+    expect(cutShort.scannedTo).toBe(head);
+    expect(sent.at(-1)!.text).toContain('left join lateral'); // one statement: the head in the read's snapshot
+    const empty = await reader.readAllScanned({ afterPosition: quietAt, maxCount: 10, filter: { categories: [quiet] } });
+    expect(empty).toEqual({ events: [], scannedTo: head });
+    // a full read stops at its last event, whatever follows
+    const full = await reader.readAllScanned({ afterPosition: before, maxCount: 1, filter: { categories: [quiet, busy] } });
+    expect(full.scannedTo).toBe(quietAt);
+  });
 });

@@ -219,6 +219,32 @@ export const describeEventStoreContract = (
       expect((await store.readAll({ afterPosition: head })).filter((event) => [one, two].some((c) => event.stream.startsWith(`${c}-`)))).toEqual([]);
     });
 
+    it('answers how far a read looked: a full read its last event, one cut short at least its last event and never less than where it began', async () => {
+      const [one, two] = [uniqueCategory(), uniqueCategory()];
+      const before = await store.headPosition();
+      await store.append(`${one}-x`, 'no_stream', [newEvent('Opened')]);
+      await store.append(`${two}-y`, 'no_stream', newEvents(3));
+      await store.append(`${one}-x`, 0n, [newEvent('Closed')]);
+      const full = await store.readAllScanned({ afterPosition: before, maxCount: 1, filter: { categories: [one] } });
+      expect(full.events.map((event) => event.type)).toEqual(['Opened']);
+      expect(full.scannedTo).toBe(full.events[0]!.position);
+      // reading on from where it looked: the rest, nothing twice, and the same events readAll finds
+      const rest = await store.readAllScanned({ afterPosition: full.scannedTo, maxCount: 10, filter: { categories: [one] } });
+      expect(rest.events.map((event) => event.type)).toEqual(['Closed']);
+      expect(rest.scannedTo >= rest.events[0]!.position).toBe(true);
+      expect(await store.readAll({ afterPosition: before, maxCount: 10, filter: { categories: [one] } })).toEqual([...full.events, ...rest.events]);
+      // nothing it takes lies between its last event and where it says it looked
+      expect(await store.readAll({ afterPosition: rest.events[0]!.position, maxCount: 10, filter: { categories: [one] } })).toEqual([]);
+      const empty = await store.readAllScanned({ afterPosition: rest.scannedTo, maxCount: 10, filter: { categories: [one] } });
+      expect(empty.events).toEqual([]);
+      expect(empty.scannedTo >= rest.scannedTo).toBe(true);
+      // a read of every event cut short has looked at least to the head as it was before the read
+      const head = await store.headPosition();
+      const all = await store.readAllScanned({ afterPosition: before, maxCount: 10_000 });
+      expect(all.events.length < 10_000).toBe(true);
+      expect(all.scannedTo >= head).toBe(true);
+    });
+
     it('delivers every event exactly once, in global order, to a subscriber racing 8 writers (10,000 events)', async () => {
       const category = uniqueCategory('race');
       const total = 10_000;

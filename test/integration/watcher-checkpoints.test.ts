@@ -341,10 +341,10 @@ describe('deposit watcher checkpoints', () => {
     let gate = new Promise<void>((resolve) => (open = resolve));
     const gated: EventStore = {
       ...infrastructure.store,
-      readAll: async (options) => {
+      readAllScanned: async (options) => {
         reads++;
         await gate;
-        return infrastructure.store.readAll(options);
+        return infrastructure.store.readAllScanned(options);
       },
     };
     const reader = new FollowedEventsReader(gated);
@@ -397,9 +397,9 @@ describe('deposit watcher checkpoints', () => {
     const readsFrom: bigint[] = [];
     const recording: EventStore = {
       ...infrastructure.store,
-      readAll: (options) => {
+      readAllScanned: (options) => {
         readsFrom.push(options?.afterPosition ?? 0n);
-        return infrastructure.store.readAll(options);
+        return infrastructure.store.readAllScanned(options);
       },
     };
     const quiet = follower(false, ETHEREUM, new FollowedEventsReader(recording));

@@ -107,7 +107,7 @@ describe('withdrawal processor checkpoints', () => {
   });
 
   /** the fixture's event store, with `spy` called before each call of `method` */
-  const storeSpying = (method: 'readStream' | 'readAll', spy: () => void): EventStore => {
+  const storeSpying = (method: 'readStream' | 'readAllScanned', spy: () => void): EventStore => {
     const store = fixture.infrastructure.store;
     return new Proxy(store, {
       get: (target, key) => {
@@ -146,13 +146,13 @@ describe('withdrawal processor checkpoints', () => {
     for (let n = 0; n < 3; n++) await events.requested(ETHEREUM, 'Pending');
     const stop = new AbortController();
     stop.abort();
-    const stopped = new OpenWithdrawals({ store: storeSpying('readAll', () => undefined), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    const stopped = new OpenWithdrawals({ store: storeSpying('readAllScanned', () => undefined), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
     await expect(stopped.follow(stop.signal)).rejects.toThrow();
     expect(stopped.eventsRead).toBe(0);
     // stopped in the middle of a batch: after its first read, before its second event
     const midway = new AbortController();
     let reads = 0;
-    const interrupted = new OpenWithdrawals({ store: storeSpying('readAll', () => reads++ === 0 && queueMicrotask(() => midway.abort())), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
+    const interrupted = new OpenWithdrawals({ store: storeSpying('readAllScanned', () => reads++ === 0 && queueMicrotask(() => midway.abort())), chain: findChain(ETHEREUM)!, db: fixture.infrastructure.db });
     await expect(interrupted.follow(midway.signal)).rejects.toThrow();
     await interrupted.follow();
     const fresh = open(ETHEREUM);

@@ -31,6 +31,7 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  ScannedRead,
   StreamAppend,
   SubscribeOptions,
   Subscription,
@@ -197,10 +198,12 @@ export const createKurrentDbEventStoreOnClient = (client: KurrentDBClient): Even
     return resolved.map(toRecordedEvent).filter((e): e is RecordedEvent => e !== undefined);
   };
 
-  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+  const readAllScanned = async (options: ReadAllOptions = {}): Promise<ScannedRead> => {
     ensureOpen();
     return readAllForwards(readAllRaw, options);
   };
+
+  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => (await readAllScanned(options)).events;
 
   const headPosition = async (): Promise<bigint> => {
     ensureOpen();
@@ -246,5 +249,5 @@ export const createKurrentDbEventStoreOnClient = (client: KurrentDBClient): Even
   /** KurrentDB reads one stream at a time: one read each, side by side */
   const streamRevisions = (streams: readonly string[]) => Promise.all(streams.map(streamRevision));
 
-  return { append, appendMany, readStream, streamRevision, streamRevisions, readAll, headPosition, subscribeToAll, ping, close };
+  return { append, appendMany, readStream, streamRevision, streamRevisions, readAll, readAllScanned, headPosition, subscribeToAll, ping, close };
 };

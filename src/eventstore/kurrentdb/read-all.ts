@@ -12,7 +12,7 @@ import {
   type ReadAllOptions as ClientReadAllOptions,
   type ReadPosition,
 } from '@kurrent/kurrentdb-client';
-import type { ReadAllOptions, RecordedEvent } from '../port.js';
+import type { ReadAllOptions, RecordedEvent, ScannedRead } from '../port.js';
 import {
   isSystemEvent,
   logPositionOf,
@@ -45,9 +45,16 @@ const nextFrom = (page: AllStreamResolvedEvent[], pageSize: number): ReadPositio
   return page.length < pageSize || !last ? undefined : logPositionOf(last);
 };
 
-export const readAllForwards = async (readPage: ReadAllPage, options: ReadAllOptions): Promise<RecordedEvent[]> => {
+/**
+ * The read and how far it looked: every page the server answered was walked, so every event the
+ * filter takes up to the last position seen (an event the client-side filter dropped included) is
+ * in the read. A full read stops at its last event; one cut short has walked to the end of $all as
+ * its last page saw it.
+ */
+export const readAllForwards = async (readPage: ReadAllPage, options: ReadAllOptions): Promise<ScannedRead> => {
+  const after = options.afterPosition ?? 0n;
   const limit = Math.min(Math.floor(options.maxCount ?? DEFAULT_READ_COUNT), MAX_READ_COUNT);
-  if (limit <= 0) return [];
+  if (limit <= 0) return { events: [], scannedTo: after };
   const accept = matchesFilter(options.filter);
   const filter = toServerFilter(options.filter);
   const events: RecordedEvent[] = [];
@@ -66,11 +73,11 @@ export const readAllForwards = async (readPage: ReadAllPage, options: ReadAllOpt
       const event = toRecordedEvent(resolved);
       if (!event || !accept(event)) continue;
       events.push(event);
-      if (events.length >= limit) return events;
+      if (events.length >= limit) return { events, scannedTo: position };
     }
     from = nextFrom(page, pageSize);
   }
-  return events;
+  return { events, scannedTo: cursor > after ? cursor : after };
 };
 
 /** Position of the newest non-system event, or 0n. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
-import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, StreamAppend } from '../port.js';
+import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, ScannedRead, StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { poolHealth } from '../../db/pool-health.js';
@@ -104,11 +104,13 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
   };
 
   /**
-   * readAll, and the store's head in the same snapshot: a read that found nothing has seen every
-   * position up to that head (positions commit in order), whatever its filter skipped.
+   * readAll, and the store's head in the same snapshot: a read cut short of its count has seen
+   * every position up to that head (positions commit in order), whatever its filter skipped.
    */
-  const readAllWithHead = async (options: ReadAllOptions): Promise<{ events: RecordedEvent[]; head: bigint }> => {
-    const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
+  const readAllScanned = async (options: ReadAllOptions = {}): Promise<ScannedRead> => {
+    const after = options.afterPosition ?? 0n;
+    const maxCount = boundedCount(options.maxCount);
+    const params: unknown[] = [after.toString(), maxCount];
     const { where, order } = readCondition(options.filter, params);
     const rows = await query<EventRow & { head: string | null; global_position: string | null }>(
       `select snapshot.head::text as head, batch.*
@@ -121,7 +123,10 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
         order by batch.sort_position`,
       params,
     );
-    return { events: rows.filter((row) => row.global_position !== null).map(toRecordedEvent), head: BigInt(rows[0]?.head ?? 0) };
+    const events = rows.filter((row) => row.global_position !== null).map(toRecordedEvent);
+    if (events.length === maxCount) return { events, scannedTo: events[events.length - 1]!.position };
+    const head = BigInt(rows[0]?.head ?? 0);
+    return { events, scannedTo: head > after ? head : after };
   };
 
   const readStream = async (stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
@@ -149,21 +154,21 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     query,
     headPosition,
     readAll,
+    readAllScanned,
     readStream,
     streamRevision: async (stream: string) => (await streamRevisions([stream]))[0]!,
     streamRevisions,
     subscribeToAll: (options: Parameters<EventStore['subscribeToAll']>[0] = {}) => {
-      // what the last read saw: the notifications counted before it, and (when it came back empty)
-      // the head of its snapshot, so that only a notification of a later append wakes the next wait
+      // what the last read saw: the notifications counted before it, and how far it looked, so
+      // that only a notification of a later append wakes the next wait
       let seen: ReadSeen = { count: notifications.count };
       return pollingSubscription(
         {
           read: async (afterPosition, maxCount) => {
             const count = notifications.count;
-            const { events, head } = await readAllWithHead({ afterPosition, maxCount, filter: options.filter });
-            seen = { count, ...(events.length === 0 ? { scannedTo: head } : {}) };
-            // a read cut short of maxCount found every event it takes up to its snapshot's head
-            return { events, ...(events.length < maxCount ? { scannedTo: head } : {}) };
+            const read = await readAllScanned({ afterPosition, maxCount, filter: options.filter });
+            seen = { count, scannedTo: read.scannedTo };
+            return read;
           },
           waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seen),
         },
