@@ -23,6 +23,7 @@ import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
 import { ProjectionRunner } from './projections/runner.js';
+import { SharedProjectionReads } from './projections/shared-reads.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { observeService } from './observability/metrics.js';
 import { operationsFigures } from './projections/operations-figures.js';
@@ -101,7 +102,9 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   // background work reads on pools of its own (Infrastructure.roles): requests never queue behind it
   const { readSide, workers } = infrastructure.roles;
   const projections = allProjections();
-  const runners = projections.map((projection) => new ProjectionRunner({ projection, store: readSide.store, database: infrastructure.databaseTarget, logger }));
+  // one read of the store for every projection: an append wakes one read, not one per projection
+  const projectionReads = new SharedProjectionReads(readSide.store, projections.map(({ filter }) => filter));
+  const runners = projections.map((projection) => new ProjectionRunner({ projection, store: readSide.store, reads: projectionReads, database: infrastructure.databaseTarget, logger }));
   const dispatcher = new WebhookDispatcher({
     db: readSide.db,
     listen: infrastructure.databaseTarget,

@@ -53,7 +53,7 @@ export interface PassReader {
  * A filter that takes every event any of these take (and perhaps more: each reader's own filter
  * then picks its events). A list left out by one filter is left out of the union.
  */
-const unionOf = (filters: readonly (EventFilter | undefined)[]): EventFilter => {
+export const unionOf = (filters: readonly (EventFilter | undefined)[]): EventFilter => {
   const union = (lists: readonly (readonly string[] | undefined)[]) => (lists.every((list) => list !== undefined) ? [...new Set(lists.flat() as string[])] : undefined);
   const categories = union(filters.map((filter) => filter?.categories));
   const types = union(filters.map((filter) => filter?.types));

@@ -8,12 +8,15 @@ import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint, RE
 import type { Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
+import { SharedProjectionReads } from './shared-reads.js';
 
 export type RunnerState = 'idle' | 'standby' | 'running' | 'failing' | 'stopped';
 
 export interface ProjectionRunnerOptions {
   projection: Projection;
   store: EventStore;
+  /** the read of the store this runner shares with the process's other runners; default: one of its own */
+  reads?: SharedProjectionReads;
   /** the read-model database; the runner opens its own session there */
   database: PoolTarget;
   logger: Logger;
@@ -115,7 +118,8 @@ export class ProjectionRunner {
     this.state = 'running';
     this.logger.info('projection: active', { position: this.position });
     if (signal.aborted) return;
-    const subscription = store.subscribeToAll({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? DEFAULT_BATCH_SIZE });
+    const reads = this.options.reads ?? new SharedProjectionReads(store, [projection.filter], { batchSize: batchSize ?? DEFAULT_BATCH_SIZE });
+    const subscription = reads.follow({ afterPosition: this.position, filter: projection.filter, maxBatchSize: batchSize ?? DEFAULT_BATCH_SIZE });
     this.subscription = subscription;
     // stop() may come at any moment, also before this subscription existed
     signal.addEventListener('abort', () => void subscription.close(), { once: true });
@@ -131,8 +135,8 @@ export class ProjectionRunner {
       for (;;) {
         const { done, value: batch } = await next;
         if (done || signal.aborted) break;
-        // the following batch is read (on the pool) while this one is applied (on this session):
-        // under load an event waits for one round of both, not for the one then the other
+        // the following batch is read (on the pool, or by the shared read) while this one is applied
+        // (on this session): under load an event waits for one round of both, not for the one then the other
         next = batches.next();
         this.position = await applyBatch(session, projection, batch, this.position);
       }
