@@ -1,0 +1,139 @@
+/**
+ * What one webhook delivery costs: the real dispatcher sends a backlog of BENCH_WEBHOOKS (20,000)
+ * due deliveries, spread over BENCH_WEBHOOK_ORGANIZATIONS (20) organizations, to a local
+ * keep-alive receiver that checks every signature, on a throwaway embedded PostgreSQL (default
+ * durability) with pg_stat_statements. Beside the backlog the outbox holds what a long-lived
+ * service's does: BENCH_PARKED (1,000,000) deliveries parked for organizations without a URL and
+ * BENCH_DELIVERED (200,000) delivered ones with their attempts. Prints deliveries per second, the dispatcher's CPU and
+ * PostgreSQL's CPU per delivery (load-independent), and the statements per delivery.
+ *
+ *   npm run bench:webhook-cost
+ *   BENCH_WEBHOOKS=5000 BENCH_PARKED=0 npm run bench:webhook-cost
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createDatabase } from '../src/db/database.js';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+import { createLogger } from '../src/log.js';
+import { readModelMigrations } from '../src/projections/migrations/index.js';
+import { encryptSecret, secretPurpose } from '../src/security/secret-box.js';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
+import { WAITING_FOR_URL } from '../src/webhooks/outbox.js';
+import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
+import { parentOf, serverCpuMs } from './lib/process-cpu.js';
+import { statementsSinceReset, statementTable } from './lib/server-cost.js';
+import { num } from './lib/table.js';
+import { benchDataDir } from './lib/service.js';
+import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
+
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20_000);
+const ORGANIZATIONS = Number(process.env.BENCH_WEBHOOK_ORGANIZATIONS ?? 20);
+const PARKED = Number(process.env.BENCH_PARKED ?? 1_000_000);
+const DELIVERED = Number(process.env.BENCH_DELIVERED ?? 200_000);
+
+const progress = (message: string) => console.error(`· ${message}`);
+
+/** a body the size of a withdrawal's webhook */
+const BODY = JSON.stringify({ type: 'withdrawal.created', timestamp: '2026-11-26T10:00:00.000Z', payload: { id: 'w'.repeat(36), padding: 'x'.repeat(500) } });
+
+const main = async (lifecycle: Lifecycle): Promise<void> => {
+  const logger = createLogger('warn', { component: 'bench' }, (line) => process.stderr.write(line + '\n'));
+  progress('starting embedded PostgreSQL (pg_stat_statements) in a temporary DATA_DIR');
+  const dataDir = await benchDataDir(lifecycle);
+  // BENCH_EXPLAIN=<file>: the plans of the dispatcher's slower statements (auto_explain, analyzed, with buffers) copied there
+  const explainTo = process.env.BENCH_EXPLAIN;
+  const explain = { shared_preload_libraries: 'pg_stat_statements,auto_explain', 'auto_explain.log_min_duration': '3', 'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on' };
+  const server = await startEmbeddedPostgres({ dataDir, logger, settings: explainTo ? explain : { shared_preload_libraries: 'pg_stat_statements' } });
+  if (explainTo) lifecycle.onTeardown('copy the plans', () => fs.copyFile(path.join(dataDir, 'postgres.log'), explainTo));
+  lifecycle.onTeardown('stop PostgreSQL', () => server.stop());
+  const config = server.connection('ledgergate');
+  const pool = createPool(config, { max: 12, purpose: 'bench' });
+  lifecycle.onTeardown('close the pool', () => pool.end());
+  await migrateToLatest(pool, readModelMigrations);
+  const db = createDatabase(pool);
+  const stats = new pg.Client({ ...config, application_name: 'ledgergate-bench' });
+  await stats.connect();
+  lifecycle.onTeardown('disconnect', () => stats.end());
+  await stats.query('create extension if not exists pg_stat_statements');
+  const postmaster = await parentOf((await stats.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
+
+  const encryptionKey = randomBytes(32);
+  // the integrator's end, as docs/api.md shows it (the signature checked, ids deduplicated); one secret for every organization
+  const secret = randomBytes(32).toString('hex');
+  const receiver = await startBenchWebhookReceiver();
+  receiver.setSecret(secret);
+  lifecycle.onTeardown('close the receiver', () => receiver.close());
+  const now = new Date();
+  const orgIds = Array.from({ length: ORGANIZATIONS }, (_, index) => `org_hooks${index}`);
+  for (const orgId of [...orgIds, 'org_without_url']) {
+    await db
+      .insertInto('organizations')
+      .values({
+        id: orgId,
+        name: orgId,
+        webhook_url: orgId === 'org_without_url' ? null : receiver.url,
+        webhook_signing_secret_encrypted: encryptSecret(encryptionKey, secret, secretPurpose.webhookSigningSecret(orgId)),
+        min_withdrawal_signers: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+  progress(`filling the outbox: ${num(PARKED)} parked, ${num(DELIVERED)} delivered, then ${num(WEBHOOKS)} due`);
+  await sql`
+    insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
+    select gen_random_uuid(), 'org_without_url', 'withdrawal.created', 'parked:' || n, ${BODY}, now(), ${WAITING_FOR_URL}::timestamptz
+    from generate_series(1, ${PARKED}::int) as n
+  `.execute(db);
+  await sql`
+    insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, status, attempts, next_attempt_at, delivered_at, last_status_code)
+    select gen_random_uuid(), (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'delivered:' || n, ${BODY}, now(), 'delivered', 1, null, now(), 200
+    from generate_series(1, ${DELIVERED}::int) as n
+  `.execute(db);
+  // their attempt log: one finished attempt each
+  await sql`
+    insert into webhook_attempts (id, delivery_id, attempt, started_at, finished_at, status_code, duration_ms)
+    select gen_random_uuid(), id, 1, now(), now(), 200, 1 from webhook_deliveries where status = 'delivered'
+  `.execute(db);
+  await sql`
+    insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
+    select gen_random_uuid(), (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'due:' || n, ${BODY}, now(), now()
+    from generate_series(1, ${WEBHOOKS}::int) as n
+  `.execute(db);
+  await sql`vacuum analyze webhook_deliveries, webhook_attempts`.execute(db);
+  await sql`checkpoint`.execute(db);
+  lifecycle.checkpoint();
+
+  await stats.query('select pg_stat_statements_reset()');
+  const serverBefore = await serverCpuMs(postmaster);
+  const cpuBefore = process.cpuUsage();
+  const dispatcher = new WebhookDispatcher({ db, listen: config, encryptionKey, retryDelaysMs: [5_000, 25_000], logger });
+  const started = performance.now();
+  dispatcher.start();
+  while (receiver.firstArrivals.length < WEBHOOKS) await new Promise((resolve) => setTimeout(resolve, 5));
+  const elapsedMs = performance.now() - started;
+  await dispatcher.stop();
+  const cpu = process.cpuUsage(cpuBefore);
+  const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
+  const statements = (await statementsSinceReset(stats)).filter((row) => /webhook/.test(row.query));
+  const delivered = Number((await sql<{ count: string }>`select count(*) as count from webhook_deliveries where status = 'delivered' and dedupe_key like 'due:%'`.execute(db)).rows[0]!.count);
+  const execMs = statements.reduce((sum, row) => sum + row.total_exec_time, 0);
+
+  console.log(`\nwebhook deliveries — ${num(WEBHOOKS)} due over ${ORGANIZATIONS} organizations; outbox also holds ${num(PARKED)} parked and ${num(DELIVERED)} delivered; ${os.cpus().length} cores\n`);
+  console.log(`| figure | value |\n|---|---:|`);
+  console.log(`| deliveries per second | ${num(Math.round((WEBHOOKS * 1000) / elapsedMs))} (${(elapsedMs / 1000).toFixed(2)} s) |`);
+  console.log(`| recorded delivered | ${num(delivered)} (bad signatures at the receiver: ${receiver.badSignatures()}) |`);
+  console.log(`| dispatcher process CPU per delivery | ${((cpu.user + cpu.system) / 1000 / WEBHOOKS).toFixed(3)} ms |`);
+  console.log(`| PostgreSQL CPU per delivery | ${(serverMs / WEBHOOKS).toFixed(3)} ms |`);
+  console.log(`| the outbox's statements' execution time per delivery | ${(execMs / WEBHOOKS).toFixed(3)} ms |`);
+  console.log('');
+  console.log(statementTable(statements, (calls) => calls / WEBHOOKS, 'delivery').join('\n'));
+};
+
+await runBenchmark(main);
