@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import { WAITING_FOR_URL } from './outbox.js';
 
@@ -19,8 +19,10 @@ export interface ClaimedDelivery {
   eventTimestamp: Date;
   /** this attempt's number (1-based) in the delivery's current schedule */
   attempt: number;
-  /** fences the outcome: it is recorded only while the delivery still carries this token */
+  /** fences the outcome: it is recorded only while the delivery still carries this token; the attempt's id in webhook_attempts */
   claimToken: string;
+  /** when the attempt was claimed (the database's clock): its `started_at` in webhook_attempts */
+  claimedAt: Date;
   /** the organization's settings at send time */
   webhookUrl: string | null;
   signingSecretEncrypted: string | null;
@@ -34,15 +36,34 @@ interface ClaimedRow {
   event_timestamp: Date;
   attempts: number;
   claim_token: string;
+  claimed_at: Date;
   webhook_url: string | null;
   webhook_signing_secret_encrypted: string | null;
 }
 
 /**
- * Claims up to `limit` due deliveries in one statement: it counts the attempt, takes a lease
- * (`next_attempt_at` = now + `leaseMs`), opens the attempt's row, and closes the row of an earlier
- * attempt whose dispatcher vanished mid-send (that attempt counted). `skip locked` lets several
+ * Logs attempts that ended without their sender (a lease that expired, a redelivery): `rows`
+ * selects (attempt id, delivery id, attempt number, started at). An attempt already logged keeps
+ * its row (its sender recorded it first); a sender that records later overwrites this one with
+ * what really happened (recordAttemptOutcomes).
+ */
+export const logInterruptedAttempts = (rows: RawBuilder<unknown>, error: string = INTERRUPTED_ERROR) => sql`
+  insert into webhook_attempts (id, delivery_id, attempt, started_at, finished_at, error)
+  select ended.id, ended.delivery_id, ended.attempt, ended.started_at, now(), ${error}
+  from (${rows}) as ended (id, delivery_id, attempt, started_at)
+  on conflict (id) do nothing
+`;
+
+/**
+ * Claims up to `limit` due deliveries in one statement: it counts the attempt and takes a lease
+ * (`next_attempt_at` = now + `leaseMs`), and logs as interrupted the attempt of a dispatcher that
+ * vanished mid-send (its lease expired; that attempt counted). `skip locked` lets several
  * dispatchers claim side by side without waiting on, or taking, each other's rows.
+ *
+ * An attempt's row in webhook_attempts is written once, when it ends (recordAttemptOutcomes),
+ * not opened here and completed there: one write of the attempt log per attempt instead of two.
+ * The claim's time is the delivery's `updated_at` (nothing else writes a leased delivery), so an
+ * attempt logged later, by its sender or as interrupted, still starts when it was claimed.
  */
 export const claimDueDeliveries = async (
   db: Kysely<Database>,
@@ -50,7 +71,7 @@ export const claimDueDeliveries = async (
 ): Promise<ClaimedDelivery[]> => {
   const { rows } = await sql<ClaimedRow>`
     with due as (
-      select id, claim_token as interrupted_claim
+      select id, claim_token as interrupted_claim, attempts as interrupted_attempt, updated_at as interrupted_started_at
       from webhook_deliveries
       where status = 'pending' and next_attempt_at <= now() and attempts < ${options.maxAttempts}
       order by next_attempt_at
@@ -67,17 +88,13 @@ export const claimDueDeliveries = async (
       from due
       where delivery.id = due.id
       returning delivery.id, delivery.org_id, delivery.event_type, delivery.body, delivery.event_timestamp,
-                delivery.attempts, delivery.claim_token, due.interrupted_claim
+                delivery.attempts, delivery.claim_token, delivery.updated_at as claimed_at,
+                due.interrupted_claim, due.interrupted_attempt, due.interrupted_started_at
     ), interrupted as (
-      update webhook_attempts
-      set finished_at = now(), error = ${INTERRUPTED_ERROR}
-      where id in (select interrupted_claim from claimed) and finished_at is null
-    ), started as (
-      insert into webhook_attempts (id, delivery_id, attempt, started_at)
-      select claim_token, id, attempts, now() from claimed
+      ${logInterruptedAttempts(sql`select interrupted_claim, id, interrupted_attempt, interrupted_started_at from claimed where interrupted_claim is not null`)}
     )
     select claimed.id, claimed.org_id, claimed.event_type, claimed.body, claimed.event_timestamp, claimed.attempts,
-           claimed.claim_token, organization.webhook_url, organization.webhook_signing_secret_encrypted
+           claimed.claim_token, claimed.claimed_at, organization.webhook_url, organization.webhook_signing_secret_encrypted
     from claimed
     left join organizations as organization on organization.id = claimed.org_id
   `.execute(db);
@@ -89,6 +106,7 @@ export const claimDueDeliveries = async (
     eventTimestamp: row.event_timestamp,
     attempt: row.attempts,
     claimToken: row.claim_token,
+    claimedAt: row.claimed_at,
     webhookUrl: row.webhook_url,
     signingSecretEncrypted: row.webhook_signing_secret_encrypted,
   }));
@@ -101,15 +119,13 @@ export const claimDueDeliveries = async (
 export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { maxAttempts: number; limit: number }): Promise<number> => {
   const { rows } = await sql<{ id: string }>`
     with exhausted as (
-      select id, claim_token
+      select id, claim_token, attempts, updated_at
       from webhook_deliveries
       where status = 'pending' and next_attempt_at <= now() and attempts >= ${options.maxAttempts}
       limit ${options.limit}
       for update skip locked
     ), closed as (
-      update webhook_attempts
-      set finished_at = now(), error = ${INTERRUPTED_ERROR}
-      where id in (select claim_token from exhausted) and finished_at is null
+      ${logInterruptedAttempts(sql`select claim_token, id, attempts, updated_at from exhausted where claim_token is not null`)}
     )
     update webhook_deliveries as delivery
     set status = 'failed', next_attempt_at = null, claim_token = null, last_status_code = null,
@@ -150,7 +166,9 @@ export type RecordedOutcome = 'delivered' | 'retry' | 'failed' | 'superseded';
  * attempts: delivered; the next retry after `retryDelaysMs[attempt - 1]`; or failed once
  * `retryDelaysMs.length + 1` attempts have been made. `superseded`: the lease was lost meanwhile
  * (it expired and another dispatcher took the next attempt, or the delivery was redelivered), so
- * the delivery is left as it is. Answers each attempt's outcome, in the order given.
+ * the delivery is left as it is; the attempt is logged all the same (it was made). Each attempt's
+ * row in webhook_attempts is written here, its only write, or overwrites the row a takeover logged
+ * for it as interrupted. Answers each attempt's outcome, in the order given.
  */
 export const recordAttemptOutcomes = async (
   db: Kysely<Database>,
@@ -169,13 +187,14 @@ export const recordAttemptOutcomes = async (
       select * from unnest(${column((entry) => entry.claim.id)}::uuid[], ${column((entry) => entry.claim.claimToken)}::uuid[],
                            ${column((entry) => entry.outcome.statusCode)}::integer[], ${column((entry) => entry.error)}::text[],
                            ${column((entry) => Math.round(entry.outcome.durationMs))}::integer[], ${column((entry) => entry.next)}::text[],
-                           ${column((entry) => entry.retryDelayMs)}::double precision[])
-        as outcome (id, claim_token, status_code, error, duration_ms, next, retry_delay_ms)
+                           ${column((entry) => entry.retryDelayMs)}::double precision[],
+                           ${column((entry) => entry.claim.attempt)}::integer[], ${column((entry) => entry.claim.claimedAt)}::timestamptz[])
+        as outcome (id, claim_token, status_code, error, duration_ms, next, retry_delay_ms, attempt, started_at)
     ), finished as (
-      update webhook_attempts as attempt
-      set finished_at = now(), status_code = outcome.status_code, error = outcome.error, duration_ms = outcome.duration_ms
-      from outcome
-      where attempt.id = outcome.claim_token
+      insert into webhook_attempts as attempt (id, delivery_id, attempt, started_at, finished_at, status_code, error, duration_ms)
+      select claim_token, id, attempt, started_at, now(), status_code, error, duration_ms from outcome
+      on conflict (id) do update
+      set finished_at = excluded.finished_at, status_code = excluded.status_code, error = excluded.error, duration_ms = excluded.duration_ms
     )
     update webhook_deliveries as delivery
     set status = case when outcome.next = 'retry' then 'pending' else outcome.next end,

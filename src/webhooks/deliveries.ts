@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus } from '../db/tables/webhook-deliveries.js';
+import { logInterruptedAttempts } from './claims.js';
 import { WAITING_FOR_URL, WEBHOOK_DUE_CHANNEL, waitsForUrl } from './outbox.js';
 
 /** Reading and re-sending an organization's deliveries; every query is scoped by `orgId`. */
@@ -38,19 +39,15 @@ export const redeliver = async (db: Kysely<Database>, orgId: string, id: string)
   db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('webhook_deliveries')
-      .select('claim_token')
+      .select(['claim_token', 'attempts', 'updated_at'])
       .where('id', '=', id)
       .where('org_id', '=', orgId)
       .forUpdate()
       .executeTakeFirst();
     if (!current) return null;
     if (current.claim_token !== null) {
-      await trx
-        .updateTable('webhook_attempts')
-        .set({ finished_at: sql<Date>`now()`, error: 'superseded by a redelivery' })
-        .where('id', '=', current.claim_token)
-        .where('finished_at', 'is', null)
-        .execute();
+      const inFlight = sql`select ${current.claim_token}::uuid, ${id}::uuid, ${current.attempts}::integer, ${current.updated_at}::timestamptz`;
+      await logInterruptedAttempts(inFlight, 'superseded by a redelivery').execute(trx);
     }
     const row = await trx
       .updateTable('webhook_deliveries')

@@ -45,6 +45,7 @@ describe('webhook delivery checks the resolved address when it connects', () => 
     eventTimestamp: new Date('2026-11-24T00:00:00.000Z'),
     attempt: 1,
     claimToken: 't',
+    claimedAt: new Date('2026-11-24T00:00:00.000Z'),
     webhookUrl: `http://hooks.example.test:${port}/hook`,
     signingSecretEncrypted: encryptSecret(encryptionKey, 'whsec_test', secretPurpose.webhookSigningSecret(orgId)),
   });

@@ -12,7 +12,7 @@ import type { WebhookDeliveryStatus } from '../../src/db/tables/webhook-deliveri
 import { DomainError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
-import { claimDueDeliveries, INTERRUPTED_ERROR } from '../../src/webhooks/claims.js';
+import { claimDueDeliveries, INTERRUPTED_ERROR, recordAttemptOutcome } from '../../src/webhooks/claims.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { enqueueWebhook, MAX_WEBHOOK_BODY_BYTES, webhookDedupeKey } from '../../src/webhooks/outbox.js';
 import { SHUT_DOWN_ERROR } from '../../src/webhooks/send.js';
@@ -390,6 +390,42 @@ describe('webhooks', () => {
       expect(await delivery(id!)).toMatchObject({ status: 'delivered', attempts: 2 });
     });
 
+    it('logs an attempt once, when it ends: nothing while it is in flight, then its outcome from the time it was claimed', async () => {
+      const target = await receiver();
+      const { orgId } = await insertOrganization(db, { webhookUrl: target.url });
+      const [id] = await enqueueTestWebhooks(db, orgId);
+      const [claim] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 60_000 });
+      expect(claim!.claimedAt).toEqual((await delivery(id!)).updated_at);
+      expect(await attemptsOf(id!)).toEqual([]);
+
+      expect(await recordAttemptOutcome(db, claim!, { delivered: true, statusCode: 200, error: null, durationMs: 12 }, [10, 10])).toBe('delivered');
+      expect(await attemptsOf(id!)).toMatchObject([{ id: claim!.claimToken, attempt: 1, started_at: claim!.claimedAt, status_code: 200, error: null, duration_ms: 12 }]);
+      expect((await attemptsOf(id!))[0]!.finished_at).toBeInstanceOf(Date);
+    });
+
+    it('a sender that records after its lease was taken over: its attempt shows what happened, the delivery stays with the new claim', async () => {
+      const target = await receiver();
+      const { orgId } = await insertOrganization(db, { webhookUrl: target.url });
+      const [id] = await enqueueTestWebhooks(db, orgId);
+      // the first sender stalls between its send and its outcome until its lease has expired
+      const [first] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 1 });
+      const leaseExpired = async () => (await sql<{ expired: boolean }>`select next_attempt_at <= now() as expired from webhook_deliveries where id = ${id}`.execute(db)).rows[0]!.expired;
+      await waitUntil(leaseExpired, 5_000, 'the lease to expire');
+      const [second] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 60_000 });
+      expect(second).toMatchObject({ id, attempt: 2 });
+      expect((await attemptsOf(id!)).map((attempt) => [attempt.id, attempt.attempt, attempt.status_code, attempt.error])).toEqual([[first!.claimToken, 1, null, INTERRUPTED_ERROR]]);
+
+      expect(await recordAttemptOutcome(db, first!, { delivered: true, statusCode: 200, error: null, durationMs: 5 }, [10, 10])).toBe('superseded');
+      expect((await attemptsOf(id!)).map((attempt) => [attempt.id, attempt.attempt, attempt.status_code, attempt.error])).toEqual([[first!.claimToken, 1, 200, null]]);
+      expect(await delivery(id!)).toMatchObject({ status: 'pending', attempts: 2, claim_token: second!.claimToken });
+
+      expect(await recordAttemptOutcome(db, second!, { delivered: true, statusCode: 200, error: null, durationMs: 5 }, [10, 10])).toBe('delivered');
+      expect((await attemptsOf(id!)).map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
+        [1, 200],
+        [2, 200],
+      ]);
+    });
+
     it('fails a delivery whose last allowed attempt was interrupted, without sending it again', async () => {
       const target = await receiver();
       const { orgId } = await insertOrganization(db, { webhookUrl: target.url });
@@ -532,6 +568,20 @@ describe('webhooks', () => {
         expect(await response.json()).toEqual({ error: 'NOT_FOUND', message: 'No such webhook delivery', statusCode: 404 });
       }
       expect(await delivery(id!)).toMatchObject({ status: 'pending', attempts: 0 });
+    });
+
+    it('a redelivery while an attempt is in flight logs that attempt as superseded; its sender, recording later, shows what happened', async () => {
+      const target = await receiver();
+      const { orgId } = await insertOrganization(db, { webhookUrl: target.url });
+      const [id] = await enqueueTestWebhooks(db, orgId);
+      const [inFlight] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 60_000 });
+      const response = await appFor(orgId).request(`/webhooks/deliveries/${id}/redeliver`, { method: 'POST' });
+      expect(response.status).toBe(200);
+      expect(await attemptsOf(id!)).toMatchObject([{ id: inFlight!.claimToken, attempt: 1, started_at: inFlight!.claimedAt, status_code: null, error: 'superseded by a redelivery' }]);
+
+      expect(await recordAttemptOutcome(db, inFlight!, { delivered: false, statusCode: 503, error: 'HTTP 503', durationMs: 5 }, [10, 10])).toBe('superseded');
+      expect(await attemptsOf(id!)).toMatchObject([{ id: inFlight!.claimToken, attempt: 1, status_code: 503, error: 'HTTP 503' }]);
+      expect(await delivery(id!)).toMatchObject({ status: 'pending', attempts: 0, claim_token: null });
     });
 
     it('redelivers a failed delivery with a fresh schedule and the same id', async () => {
