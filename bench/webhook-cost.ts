@@ -4,14 +4,19 @@
  * keep-alive receiver that checks every signature, on a throwaway embedded PostgreSQL (default
  * durability) with pg_stat_statements. Beside the backlog the outbox holds what a long-lived
  * service's does: BENCH_PARKED (1,000,000) deliveries parked for organizations without a URL and
- * BENCH_DELIVERED (200,000) delivered ones with their attempts. Prints deliveries per second, the dispatcher's CPU and
- * PostgreSQL's CPU per delivery (load-independent), and the statements per delivery.
+ * BENCH_DELIVERED (200,000) delivered ones with their attempts. Prints deliveries per second, this
+ * process's CPU (dispatcher and receiver) and PostgreSQL's CPU per delivery (load-independent), and
+ * the statements per delivery. BENCH_WEBHOOK_CONCURRENCY sets the dispatcher's sends in flight;
+ * BENCH_EXPLAIN=<file> keeps the analyzed plans of the slower statements, BENCH_CPU_PROFILE=<file>
+ * a CPU profile of the sends.
  *
  *   npm run bench:webhook-cost
+ *   BENCH_CPU_PROFILE=send.cpuprofile BENCH_WEBHOOK_CONCURRENCY=128 npm run bench:webhook-cost
  *   BENCH_WEBHOOKS=5000 BENCH_PARKED=0 npm run bench:webhook-cost
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -113,11 +118,24 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   await stats.query('select pg_stat_statements_reset()');
   const serverBefore = await serverCpuMs(postmaster);
   const cpuBefore = process.cpuUsage();
-  const dispatcher = new WebhookDispatcher({ db, listen: config, encryptionKey, retryDelaysMs: [5_000, 25_000], logger });
+  // BENCH_CPU_PROFILE=<file>: a CPU profile of this process over the sends alone (npm run bench:profile reads it)
+  const profileTo = process.env.BENCH_CPU_PROFILE;
+  const profiler = new inspector.Session();
+  if (profileTo) {
+    profiler.connect();
+    await new Promise((resolve) => profiler.post('Profiler.enable', () => profiler.post('Profiler.start', resolve)));
+  }
+  const concurrency = process.env.BENCH_WEBHOOK_CONCURRENCY ? { concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY) } : {};
+  const dispatcher = new WebhookDispatcher({ db, listen: config, encryptionKey, retryDelaysMs: [5_000, 25_000], logger, ...concurrency });
   const started = performance.now();
   dispatcher.start();
   while (receiver.firstArrivals.length < WEBHOOKS) await new Promise((resolve) => setTimeout(resolve, 5));
   const elapsedMs = performance.now() - started;
+  if (profileTo) {
+    const profile = await new Promise<unknown>((resolve, reject) => profiler.post('Profiler.stop', (error, result) => (error ? reject(error) : resolve(result.profile))));
+    await fs.writeFile(profileTo, JSON.stringify(profile));
+    profiler.disconnect();
+  }
   await dispatcher.stop();
   const cpu = process.cpuUsage(cpuBefore);
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
