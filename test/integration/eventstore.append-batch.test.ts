@@ -3,13 +3,13 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { categoryOf, type ExpectedRevision, type NewEvent, type StreamAppend } from '../../src/eventstore/port.js';
-import { APPEND_BATCH_SQL, appendBatchParameters, encodeExpected } from '../../src/eventstore/postgres/append-batch-parameters.js';
+import { APPEND_BATCH_SQL, appendBatchParameters, batchOutcomes, encodeExpected, type AppendBatchRow } from '../../src/eventstore/postgres/append-batch-parameters.js';
 import { eventStoreMigrations } from '../../src/eventstore/postgres/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
- * `eventstore.append_batch` called with exact batches (no group commit timing involved): the
- * set-based form decides every batch as the one-item-at-a-time jsonb form it replaces did.
+ * `eventstore.append_batch_positions` (what the store calls) with exact batches (no group commit
+ * timing involved): it decides every batch as the one-item-at-a-time jsonb form did.
  */
 
 type Outcome = { position: string; streams: { stream: string; revision: string }[] } | { error: string; [key: string]: string };
@@ -18,7 +18,7 @@ const event = (n: number, id: string = randomUUID()): NewEvent => ({ id, type: '
 const append = (stream: string, expectedRevision: ExpectedRevision, events: NewEvent[]): StreamAppend => ({ stream, expectedRevision, events });
 
 const setBased = async (client: pg.Pool | pg.ClientBase, batch: StreamAppend[][]): Promise<Outcome[]> =>
-  (await client.query<{ result: Outcome[] }>(APPEND_BATCH_SQL, appendBatchParameters(batch))).rows[0]!.result;
+  batchOutcomes(batch, (await client.query<AppendBatchRow>(APPEND_BATCH_SQL, appendBatchParameters(batch))).rows[0]!) as Outcome[];
 
 /** the call the previous version made (20261124T0900-append-batch-from-indexes, still installed) */
 const itemAtATime = async (client: pg.Pool | pg.ClientBase, batch: StreamAppend[][]): Promise<Outcome[]> => {
@@ -36,7 +36,7 @@ const randomFrom = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-describe('eventstore.append_batch, set-based', () => {
+describe('eventstore.append_batch_positions', () => {
   let database: TestDatabase;
   let prefix = 0;
   const stream = (name: string) => `ab${++prefix}-${name}`;
@@ -132,6 +132,57 @@ describe('eventstore.append_batch, set-based', () => {
       waiter.release();
     }
     expect((await eventsOf(s)).map((row) => row.n)).toEqual([0, 1, 2]);
+  });
+
+  it('two batches creating the same new stream: the second waits for the first, and decides on its commit', async () => {
+    const s = stream('born');
+    const [holder, waiter] = [await database.pool.connect(), await database.pool.connect()];
+    try {
+      await holder.query('begin');
+      expect(await setBased(holder, [[append(s, 'no_stream', [event(0)])]])).toMatchObject([{ streams: [{ stream: s, revision: '0' }] }]);
+      const waiting = setBased(waiter, [[append(s, 'no_stream', [event(1)])], [append(s, 0n, [event(2)])]]);
+      await waitUntilBlocked(database.pool, waiter);
+      await holder.query('commit');
+      const [refused, accepted] = await waiting;
+      expect(refused).toEqual({ error: 'wrong_expected_revision', stream: s, expected: 'no_stream', actual: '0' });
+      expect(accepted).toMatchObject({ streams: [{ stream: s, revision: '1' }] });
+    } finally {
+      holder.release();
+      waiter.release();
+    }
+    expect((await eventsOf(s)).map((row) => row.n)).toEqual([0, 2]);
+  });
+
+  it('two batches creating the same new stream, the first rolled back: the second creates it', async () => {
+    const s = stream('unborn');
+    const [holder, waiter] = [await database.pool.connect(), await database.pool.connect()];
+    try {
+      await holder.query('begin');
+      await setBased(holder, [[append(s, 'no_stream', [event(0)])]]);
+      const waiting = setBased(waiter, [[append(s, 'no_stream', [event(1)])]]);
+      await waitUntilBlocked(database.pool, waiter);
+      await holder.query('rollback');
+      expect(await waiting).toMatchObject([{ streams: [{ stream: s, revision: '0' }] }]);
+    } finally {
+      holder.release();
+      waiter.release();
+    }
+    expect(await eventsOf(s)).toEqual([{ revision: '0', n: 1 }]);
+    expect(await revisionOf(s)).toBe('0');
+  });
+
+  it('a batch whose every stream is named once and right is written on its heads; the same streams twice are decided in order', async () => {
+    const [a, b] = [stream('a'), stream('b')];
+    await setBased(database.pool, [[append(a, 'no_stream', [event(0)])]]);
+    expect(await setBased(database.pool, [[append(a, 0n, [event(1), event(2)])], [append(b, 'no_stream', [event(3)])]])).toMatchObject([
+      { streams: [{ stream: a, revision: '2' }] },
+      { streams: [{ stream: b, revision: '0' }] },
+    ]);
+    expect(
+      await setBased(database.pool, [[append(a, 2n, [event(4)]), append(b, 'stream_exists', [event(5)])], [append(a, 3n, [event(6), event(7)])], [append(b, 1n, [event(8)])]]),
+    ).toMatchObject([{ streams: [{ stream: a, revision: '3' }, { stream: b, revision: '1' }] }, { streams: [{ stream: a, revision: '5' }] }, { streams: [{ stream: b, revision: '2' }] }]);
+    expect((await eventsOf(a)).map((row) => `${row.revision}:${row.n}`)).toEqual(['0:0', '1:1', '2:2', '3:4', '4:6', '5:7']);
+    expect(await revisionOf(b)).toBe('2');
   });
 
   it('a batch cut off while it waits for the append lock leaves nothing behind, and the next one writes at the same revisions', async () => {

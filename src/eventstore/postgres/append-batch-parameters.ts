@@ -3,12 +3,47 @@ import { categoryOf, type ExpectedRevision, type StreamAppend } from '../port.js
 export const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 
 /**
- * The call of `eventstore.append_batch` for a batch of appends (each item one atomic append of one
- * or more streams): typed arrays, one element per append or per event, and the events' data and
- * metadata as two JSON arrays (see the 20261126T1100-append-batch-set-based migration).
+ * The call of `eventstore.append_batch_positions` for a batch of appends (each item one atomic
+ * append of one or more streams): typed arrays, one element per append or per event, and the events'
+ * data and metadata as two JSON arrays (see the 20261126T1700-append-batch-positions migration).
  */
 export const APPEND_BATCH_SQL =
-  'select eventstore.append_batch($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb) as result';
+  'select positions, revisions, refusals from eventstore.append_batch_positions($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb)';
+
+/** What `eventstore.append_batch_positions` answers: each written event's position and revision in batch order, and the refused items. */
+export interface AppendBatchRow {
+  positions: string[];
+  revisions: string[];
+  refusals: Record<string, RefusedAppend>;
+}
+
+export type RefusedAppend =
+  | { error: 'wrong_expected_revision'; stream: string; expected: string; actual: string }
+  | { error: 'duplicate_event_id'; eventId: string };
+
+/** One item's answer: where its last event landed and each of its streams' new revision, or why it was refused. */
+export type BatchOutcome = { position: string; streams: { stream: string; revision: string }[] } | RefusedAppend;
+
+/**
+ * Each item's answer from the batch's written events: an accepted item's events are the next ones in
+ * batch order, its position its last event's, each stream's revision that of its last event there.
+ */
+export const batchOutcomes = (batch: StreamAppend[][], row: AppendBatchRow): BatchOutcome[] => {
+  let written = 0;
+  const outcomes = batch.map((appends, item): BatchOutcome => {
+    const refusal = row.refusals[String(item)];
+    if (refusal) return refusal;
+    const streams = appends.map(({ stream, events }) => {
+      written += events.length;
+      return { stream, revision: row.revisions[written - 1]! };
+    });
+    return { position: row.positions[written - 1]!, streams };
+  });
+  if (written !== row.positions.length || written !== row.revisions.length) {
+    throw new Error(`append_batch_positions answered ${row.positions.length} written events where the accepted appends have ${written}`);
+  }
+  return outcomes;
+};
 
 export const appendBatchParameters = (batch: StreamAppend[][]): unknown[] => {
   const items: number[] = [];

@@ -4,7 +4,7 @@ import type { AppendResult, ExpectedRevision, StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
 import { Coalescer } from '../../db/coalescer.js';
 import { eventStoreAppendBatchSize, eventStoreAppendDuration } from '../../observability/metrics.js';
-import { APPEND_BATCH_SQL, appendBatchParameters } from './append-batch-parameters.js';
+import { APPEND_BATCH_SQL, appendBatchParameters, batchOutcomes, type AppendBatchRow, type BatchOutcome } from './append-batch-parameters.js';
 
 const decodeExpected = (expected: string): ExpectedRevision =>
   expected === 'any' || expected === 'no_stream' || expected === 'stream_exists' ? expected : BigInt(expected);
@@ -37,11 +37,6 @@ const alreadyAppended = async (pool: pg.Pool, appends: StreamAppend[]): Promise<
     position: rows.reduce((max, row) => (BigInt(row.global_position) > max ? BigInt(row.global_position) : max), 0n),
   };
 };
-
-type BatchOutcome =
-  | { position: string; streams: { stream: string; revision: string }[] }
-  | { error: 'wrong_expected_revision'; stream: string; expected: string; actual: string }
-  | { error: 'duplicate_event_id'; eventId: string };
 
 /** An event id as the caller spelled it (the database answers in lower case). */
 const asGiven = (appends: StreamAppend[], eventId: string): string =>
@@ -79,9 +74,9 @@ export class GroupCommitAppender {
     const write = async (batch: StreamAppend[][]) => {
       eventStoreAppendBatchSize.observe(batch.length);
       const timer = eventStoreAppendDuration.startTimer();
-      const { rows } = await pool.query<{ result: BatchOutcome[] }>({ name: 'eventstore-append-batch', text: APPEND_BATCH_SQL, values: appendBatchParameters(batch) });
+      const { rows } = await pool.query<AppendBatchRow>({ name: 'eventstore-append-batch', text: APPEND_BATCH_SQL, values: appendBatchParameters(batch) });
       timer();
-      return rows[0]!.result;
+      return batchOutcomes(batch, rows[0]!);
     };
     this.batches = new Coalescer(async (batch) => {
       try {

@@ -3,6 +3,7 @@ import * as eventStore from './20261122T0900-event-store.js';
 import * as appendBatch from './20261123T1100-append-batch.js';
 import * as appendBatchFromIndexes from './20261124T0900-append-batch-from-indexes.js';
 import * as appendBatchSetBased from './20261126T1100-append-batch-set-based.js';
+import * as appendBatchPositions from './20261126T1700-append-batch-positions.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -11,5 +12,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261123T1100-append-batch': appendBatch,
     '20261124T0900-append-batch-from-indexes': appendBatchFromIndexes,
     '20261126T1100-append-batch-set-based': appendBatchSetBased,
+    '20261126T1700-append-batch-positions': appendBatchPositions,
   },
 };
