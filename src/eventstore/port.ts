@@ -44,6 +44,12 @@ export interface RecordedEvent {
   recordedAt: Date;
 }
 
+/**
+ * An event without its metadata and recorded time: what a projection reads (its tables are built
+ * from the events' types and data, in order), for less than a whole event costs to read and decode.
+ */
+export type EventBody = Omit<RecordedEvent, 'metadata' | 'recordedAt'>;
+
 export interface StreamAppend {
   stream: string;
   expectedRevision: ExpectedRevision;
@@ -145,6 +151,8 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** readAll, answering also the position up to which it found every event it takes (ScannedRead) */
   readAllScanned(options?: ReadAllOptions): Promise<ScannedRead>;
+  /** readAll's events without their metadata and recorded time (a rebuild reads the whole store this way) */
+  readAllBodies(options?: ReadAllOptions): Promise<EventBody[]>;
   /** position of the newest event, or 0n when the store is empty */
   headPosition(): Promise<bigint>;
   subscribeToAll(options?: SubscribeOptions): Subscription;

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { AccountEvent } from '../domain/account/account.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey } from '../webhooks/outbox.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
@@ -18,7 +18,7 @@ export const accountCreatedPayload = (data: AccountEvent['data']) => ({
   createdAt: data.createdAt,
 });
 
-const rowOf = (recorded: RecordedEvent, data: AccountEvent['data']) => {
+const rowOf = (recorded: EventBody, data: AccountEvent['data']) => {
   const createdAt = new Date(data.createdAt);
   return {
     seq: recorded.position.toString(),
@@ -34,7 +34,7 @@ const rowOf = (recorded: RecordedEvent, data: AccountEvent['data']) => {
 };
 
 /** One insert and one outbox insert per batch, in event order (a second account for a key fails on its constraint, as before). */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const created = batch.map((recorded) => ({ recorded, data: recorded.data as AccountEvent['data'] }));
   const rows = created.map(({ recorded, data }) => rowOf(recorded, data));
   const column = <Key extends keyof (typeof rows)[number]>(key: Key) => rows.map((row) => row[key]);

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from './stream-ownership.js';
 import type { Database } from '../db/database.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const AUDIT_STREAMS_PROJECTION = 'audit-streams';
@@ -11,7 +11,7 @@ export const AUDIT_STREAMS_PROJECTION = 'audit-streams';
  * (a sweep's deposit, gas top-ups' withdrawal) and those first events' own streams (a row already
  * there is kept, as before); streams decided earlier in the batch are known from memory.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Promise<void> => {
   const firsts = batch.filter((event) => event.revision === 0n).map((event) => ({ event, ownership: ownershipOf(event) }));
   const owned = firsts.filter(({ ownership }) => ownership.kind !== 'none');
   if (owned.length === 0) return;

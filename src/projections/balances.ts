@@ -3,13 +3,13 @@ import { findToken, tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const BALANCES_PROJECTION = 'balances';
 
-const webhookOf = (recorded: RecordedEvent, event: LedgerEvent, chainId: string): WebhookToEnqueue => {
+const webhookOf = (recorded: EventBody, event: LedgerEvent, chainId: string): WebhookToEnqueue => {
   const { orgId, tokenId, occurredAt, balancesAfter } = event.data;
   return {
     orgId,
@@ -25,7 +25,7 @@ const webhookOf = (recorded: RecordedEvent, event: LedgerEvent, chainId: string)
  * the batch leaves (what successive upserts would have left), while every event still sends its
  * balance.updated.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const lastOfLedger = new Map<string, { orgId: string; tokenId: string; chainId: string; event: LedgerEvent }>();
   const webhooks: WebhookToEnqueue[] = [];
   for (const recorded of batch) {

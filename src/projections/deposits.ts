@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { DepositStatus } from '../db/tables/deposits.js';
 import type { DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
@@ -49,7 +49,7 @@ const keyOf = ({ chainId, txHash, index }: DepositRef) => JSON.stringify([chainI
 const nameOf = ({ chainId, txHash, index }: DepositRef) => `deposit ${chainId} ${txHash}#${index}`;
 
 /** The row a detection inserts. */
-const detectedRow = (recorded: RecordedEvent, data: Extract<DepositEvent, { type: 'DepositDetected' }>['data']) => {
+const detectedRow = (recorded: EventBody, data: Extract<DepositEvent, { type: 'DepositDetected' }>['data']) => {
   const at = new Date(data.detectedAt);
   return {
     chain_id: data.chainId,
@@ -129,7 +129,7 @@ const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
  * the row of that moment, as the per-event statements did), then the rows reverted or detected anew
  * are deleted, the detected ones inserted and the confirmed ones updated, one statement each.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as DepositEvent }));
   const refs = new Map(events.map(({ event }) => [keyOf(event.data), { chainId: event.data.chainId, txHash: event.data.txHash, index: event.data.index }]));
   const folded = await loadStored(trx, [...refs.values()]);

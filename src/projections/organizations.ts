@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { OrganizationEvent } from '../domain/organization/events.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const ORGANIZATIONS_PROJECTION = 'organizations';
@@ -104,5 +104,5 @@ export const organizationsProjection: Projection = {
   name: ORGANIZATIONS_PROJECTION,
   filter: { categories: [streamCategories.organization] },
   tables: ['api_keys', 'users', 'organizations'],
-  handle: (trx, event: RecordedEvent, outbox = liveOutbox) => apply(trx, { type: event.type, data: event.data } as OrganizationEvent, outbox),
+  handle: (trx, event: EventBody, outbox = liveOutbox) => apply(trx, { type: event.type, data: event.data } as OrganizationEvent, outbox),
 };

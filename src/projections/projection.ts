@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { EventFilter, RecordedEvent } from '../eventstore/port.js';
+import type { EventFilter, EventBody } from '../eventstore/port.js';
 import { enqueueWebhooks, releaseWaitingDeliveries, type WebhookToEnqueue } from '../webhooks/outbox.js';
 
 /**
@@ -35,17 +35,17 @@ export interface Projection {
   filter?: EventFilter;
   /** the tables it owns, rebuilt side by side and swapped in by a rebuild */
   tables: string[];
-  handle(trx: Transaction<Database>, event: RecordedEvent, outbox?: OutboxEffects): Promise<void>;
+  handle(trx: Transaction<Database>, event: EventBody, outbox?: OutboxEffects): Promise<void>;
   /**
    * Optional: the same writes as `handle` over each event in order, in a constant number of
    * statements per batch (a round trip per event is what bounds a projection's throughput).
    * Where present, batches go through it; `handle` is then a batch of one.
    */
-  handleBatch?(trx: Transaction<Database>, events: RecordedEvent[], outbox?: OutboxEffects): Promise<void>;
+  handleBatch?(trx: Transaction<Database>, events: EventBody[], outbox?: OutboxEffects): Promise<void>;
 }
 
 /** Applies events in order, as one batch when the projection can. */
-export const applyEvents = async (trx: Transaction<Database>, projection: Projection, events: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+export const applyEvents = async (trx: Transaction<Database>, projection: Projection, events: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   if (events.length === 0) return;
   if (projection.handleBatch) return projection.handleBatch(trx, events, outbox);
   for (const event of events) await projection.handle(trx, event, outbox);

@@ -1,4 +1,4 @@
-import { matchesEventFilter, type EventFilter, type EventStore, type RecordedEvent } from '../eventstore/port.js';
+import { matchesEventFilter, type EventFilter, type EventStore, type EventBody } from '../eventstore/port.js';
 
 /** Events replayed per read while rebuilding (bounded: the rebuild streams, it never loads the store). */
 export const REBUILD_BATCH = 5000;
@@ -15,14 +15,14 @@ export const LANE_BATCHES = 4;
  * `to` when given (every event up to it is applied), else the last event applied (`from` if none).
  */
 export const replay = async (
-  store: Pick<EventStore, 'readAll'>,
+  store: Pick<EventStore, 'readAllBodies'>,
   filter: EventFilter | undefined,
   range: { from: bigint; to: bigint | null },
-  apply: (batch: RecordedEvent[]) => Promise<void>,
+  apply: (batch: EventBody[]) => Promise<void>,
   batchSize = REBUILD_BATCH,
 ): Promise<bigint> => {
   const read = (afterPosition: bigint) => {
-    const reading = store.readAll({ afterPosition, maxCount: batchSize, filter });
+    const reading = store.readAllBodies({ afterPosition, maxCount: batchSize, filter });
     reading.catch(() => undefined); // awaited below; a failure of the batch being applied must not leave it unhandled
     return reading;
   };
@@ -66,7 +66,7 @@ export const unionOf = (filters: readonly (EventFilter | undefined)[]): EventFil
  */
 export interface PassLane {
   readers: readonly PassReader[];
-  apply(eventsOf: RecordedEvent[][]): Promise<void>;
+  apply(eventsOf: EventBody[][]): Promise<void>;
 }
 
 /**
@@ -113,7 +113,7 @@ class PassStoppedError extends Error {}
  * the read. The first failure is thrown once every lane has settled (nothing may still run on a
  * lane's session when the caller moves on), and no lane starts a batch after it.
  */
-export const replayShared = async (store: Pick<EventStore, 'readAll'>, lanes: readonly PassLane[], batchSize = REBUILD_BATCH): Promise<void> => {
+export const replayShared = async (store: Pick<EventStore, 'readAllBodies'>, lanes: readonly PassLane[], batchSize = REBUILD_BATCH): Promise<void> => {
   const readers = lanes.flatMap((lane) => lane.readers);
   const open = readers.filter((reader) => reader.to > reader.from);
   if (open.length === 0) return;
@@ -121,7 +121,7 @@ export const replayShared = async (store: Pick<EventStore, 'readAll'>, lanes: re
   const to = open.reduce((highest, reader) => (reader.to > highest ? reader.to : highest), open[0]!.to);
   const takesOf = (reader: PassReader) => {
     const matches = matchesEventFilter(reader.filter);
-    return (event: RecordedEvent) => event.position > reader.from && event.position <= reader.to && matches(event);
+    return (event: EventBody) => event.position > reader.from && event.position <= reader.to && matches(event);
   };
   const queues = lanes.map((lane) => ({ lane, queue: new LaneQueue(), takes: lane.readers.map(takesOf) }));
   const stopped = () => queues.some(({ queue }) => queue.failed);

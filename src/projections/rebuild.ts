@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { EventStore, RecordedEvent } from '../eventstore/port.js';
+import type { EventStore, EventBody } from '../eventstore/port.js';
 import { inParallel } from '../lib/in-parallel.js';
 import { lockCheckpoint, readCheckpoint, RESET_CHANNEL } from './checkpoint-row.js';
 import { alreadyApplied, applyEvents, liveOutbox, type Projection } from './projection.js';
@@ -55,7 +55,7 @@ const onEachSession = async (rebuilding: readonly Rebuilding[], work: (group: Re
   await inParallel(groups, groups.length, work);
 };
 
-const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: RecordedEvent[]) => {
+const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: EventBody[]) => {
   each.events += batch.length;
   await options.onProgress?.(each.projection.name, batch[batch.length - 1]!.position, each.events);
 };
@@ -66,14 +66,14 @@ const progressOf = (each: Rebuilding, options: RebuildOptions) => async (batch: 
  * batch in one transaction, at its own pace behind the read; again while a live runner moved on by
  * a batch or more.
  */
-const buildSideBySide = async (store: Pick<EventStore, 'readAll'>, rebuilding: readonly Rebuilding[], options: RebuildOptions): Promise<void> => {
+const buildSideBySide = async (store: Pick<EventStore, 'readAllBodies'>, rebuilding: readonly Rebuilding[], options: RebuildOptions): Promise<void> => {
   const batchSize = options.batchSize ?? REBUILD_BATCH;
   for (let behind = true; behind; ) {
     const before = rebuilding.map((each) => each.events);
     const live = new Map(await Promise.all(rebuilding.map(async (each) => [each, await readCheckpoint(each.session, each.projection.name)] as const)));
     const lanes = bySession(rebuilding).map((group) => ({
       readers: group.map((each) => ({ filter: each.projection.filter, from: each.reached, to: live.get(each)! })),
-      apply: async (eventsOf: RecordedEvent[][]) => {
+      apply: async (eventsOf: EventBody[][]) => {
         const applying = group.map((each, index) => ({ each, events: eventsOf[index]! })).filter(({ events }) => events.length > 0);
         await group[0]!.session.transaction().execute(async (trx) => {
           for (const { each, events } of applying) await applyEvents(trx, each.projection, events, alreadyApplied);
@@ -93,7 +93,7 @@ const buildSideBySide = async (store: Pick<EventStore, 'readAll'>, rebuilding: r
  * live projection would (their webhooks included), makes the live tables equal to the rebuilt ones
  * and moves the checkpoint. Answers the position the tables stand at.
  */
-const swapIn = (store: Pick<EventStore, 'readAll'>, each: Rebuilding, options: RebuildOptions): Promise<bigint> =>
+const swapIn = (store: Pick<EventStore, 'readAllBodies'>, each: Rebuilding, options: RebuildOptions): Promise<bigint> =>
   each.session.transaction().execute(async (trx) => {
     const { projection } = each;
     const progress = progressOf(each, options);
@@ -143,7 +143,7 @@ const swapIn = (store: Pick<EventStore, 'readAll'>, each: Rebuilding, options: R
  */
 export const rebuildProjections = async (
   db: Kysely<Database>,
-  store: Pick<EventStore, 'readAll'>,
+  store: Pick<EventStore, 'readAllBodies'>,
   projections: readonly Projection[],
   options: RebuildOptions = {},
 ): Promise<Map<string, bigint>> => {
@@ -172,7 +172,7 @@ export const rebuildProjections = async (
 /** One projection rebuilt alone (rebuildProjections); answers the position its tables stand at. */
 export const rebuildProjection = async (
   db: Kysely<Database>,
-  store: Pick<EventStore, 'readAll'>,
+  store: Pick<EventStore, 'readAllBodies'>,
   projection: Projection,
   /** after each batch: the position reached and the events applied so far (a CLI shows it) */
   onProgress: (position: bigint, events: number) => void | Promise<void> = () => undefined,

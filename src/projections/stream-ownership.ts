@@ -1,5 +1,5 @@
 import { streamCategories } from '../domain/streams.js';
-import { categoryOf, type RecordedEvent } from '../eventstore/port.js';
+import { categoryOf, type EventBody } from '../eventstore/port.js';
 
 /**
  * The export's categories (what an auditor asks for) and the stream categories each covers.
@@ -46,7 +46,7 @@ const orgIdIn = (data: Record<string, unknown>): string | null => (typeof data.o
  * is refused: no guessing); withdrawals and deposits carry it in their first event (an unattributed
  * deposit has none, so belongs to no organization); derivation owners carry it in their event.
  */
-export const ownershipOf = (first: RecordedEvent): Ownership => {
+export const ownershipOf = (first: EventBody): Ownership => {
   const category = categoryOf(first.stream);
   const orgId = orgIdIn(first.data);
   if (NAMED_BY_ORG.has(category)) {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { DepositEvent } from '../domain/deposit/deposit.js';
 import type { SweepEvent } from '../domain/sweep/sweep.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const SWEEP_QUEUE_PROJECTION = 'sweepQueue';
@@ -23,7 +23,7 @@ const endedAt = (event: SweepEnd): string =>
   event.type === 'SweepConfirmed' ? event.data.confirmedAt : event.type === 'SweepSkipped' ? event.data.skippedAt : event.data.failedAt;
 
 /** The batch's credited, swept deposits in one insert (a deposit already queued keeps its row), then the sweeps that ended closed. */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Promise<void> => {
   const queued = new Map<string, { chainId: string; txHash: string; index: number; seq: string; at: Date }>();
   const ended: { chainId: string; txHash: string; index: number; at: Date }[] = [];
   for (const recorded of batch) {

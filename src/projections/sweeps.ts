@@ -4,7 +4,7 @@ import type { SweepsTable } from '../db/tables/sweeps.js';
 import type { DepositRef } from '../domain/deposit/deposit.js';
 import type { SweepEvent } from '../domain/sweep/sweep.js';
 import { streamCategories } from '../domain/streams.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 export const SWEEPS_PROJECTION = 'sweeps';
@@ -88,7 +88,7 @@ const keyOf = ({ chainId, txHash, index }: DepositRef) => JSON.stringify([chainI
  * inserted and the stored ones updated, one statement each. An event of a sweep without a row
  * changes nothing, as its update matched nothing.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Promise<void> => {
   const events = batch.map((recorded) => ({ type: recorded.type, data: recorded.data }) as SweepEvent);
   const refs = [...new Map(events.map(({ data }) => [keyOf(data), data])).values()];
   const stored = await trx

@@ -3,7 +3,7 @@ import { withdrawalCompletedPayload, withdrawalDetail } from '../domain/withdraw
 import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
@@ -47,7 +47,7 @@ const columnsOf = (withdrawal: WithdrawalRecord) => ({
   updated_at: new Date(withdrawal.updatedAt),
 });
 
-const webhookFor = (recorded: RecordedEvent, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
+const webhookFor = (recorded: EventBody, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
   const type = webhookOf(event, withdrawal);
   if (type === null) return null;
   return {
@@ -71,7 +71,7 @@ interface Folded {
  * webhook drawn from the state it leaves, as before), then new rows are inserted and existing
  * ones updated, one statement each.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: RecordedEvent[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as WithdrawalEvent }));
   const requested = new Set(events.flatMap(({ event }) => (event.type === 'WithdrawalRequested' ? [event.data.id] : [])));
   const existingIds = [...new Set(events.map(({ event }) => event.data.id))].filter((id) => !requested.has(id));

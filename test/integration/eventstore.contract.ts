@@ -196,12 +196,18 @@ export const describeEventStoreContract = (
       expect(await store.readStream(stream)).toEqual([]);
     });
 
-    it('reads all events after a position, filtered by category and type', async () => {
+    /** x: Opened, Closed in category one; y: Opened in two; z: Opened in one. Answers the head before them. */
+    const appendToTwoCategories = async () => {
       const [one, two] = [uniqueCategory(), uniqueCategory()];
       const before = await store.headPosition();
       await store.append(`${one}-x`, 'no_stream', [newEvent('Opened'), newEvent('Closed')]);
       await store.append(`${two}-y`, 'no_stream', [newEvent('Opened')]);
       await store.append(`${one}-z`, 'no_stream', [newEvent('Opened')]);
+      return { one, two, before };
+    };
+
+    it('reads all events after a position, filtered by category and type', async () => {
+      const { one, two, before } = await appendToTwoCategories();
       const head = await store.headPosition();
       expect(head > before).toBe(true);
       const ofOne = await store.readAll({ afterPosition: before, filter: { categories: [one] } });
@@ -243,6 +249,21 @@ export const describeEventStoreContract = (
       const all = await store.readAllScanned({ afterPosition: before, maxCount: 10_000 });
       expect(all.events.length < 10_000).toBe(true);
       expect(all.scannedTo >= head).toBe(true);
+    });
+
+    it('reads the bodies of the events readAll reads: the same events, in the same order, without metadata and recorded time', async () => {
+      const { one, two, before } = await appendToTwoCategories();
+      for (const options of [
+        { afterPosition: before, filter: { categories: [one] } },
+        { afterPosition: before, filter: { categories: [one, two], types: ['Opened'] } },
+        { afterPosition: before, maxCount: 2, filter: { categories: [two, one] } },
+        { afterPosition: before, maxCount: 3 },
+      ]) {
+        const whole = await store.readAll(options);
+        const bodies = await store.readAllBodies(options);
+        expect(whole.length).toBeGreaterThan(0);
+        expect(bodies).toEqual(whole.map(({ id, stream, revision, position, type, data }) => expect.objectContaining({ id, stream, revision, position, type, data })));
+      }
     });
 
     it('delivers every event exactly once, in global order, to a subscriber racing 8 writers (10,000 events)', async () => {

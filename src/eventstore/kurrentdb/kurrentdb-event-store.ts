@@ -249,5 +249,6 @@ export const createKurrentDbEventStoreOnClient = (client: KurrentDBClient): Even
   /** KurrentDB reads one stream at a time: one read each, side by side */
   const streamRevisions = (streams: readonly string[]) => Promise.all(streams.map(streamRevision));
 
-  return { append, appendMany, readStream, streamRevision, streamRevisions, readAll, readAllScanned, headPosition, subscribeToAll, ping, close };
+  // its reads carry every event whole: the bodies are the events as read
+  return { append, appendMany, readStream, streamRevision, streamRevisions, readAll, readAllScanned, readAllBodies: readAll, headPosition, subscribeToAll, ping, close };
 };

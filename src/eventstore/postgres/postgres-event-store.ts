@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
-import type { EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, ScannedRead, StreamAppend } from '../port.js';
+import type { EventBody, EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, ScannedRead, StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { poolHealth } from '../../db/pool-health.js';
 import { GroupCommitAppender } from './append.js';
 import { AppendNotifications, type ReadSeen } from './notifications.js';
 import { StreamChangeFeed } from './stream-changes.js';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './rows.js';
+import { EVENT_BODY_COLUMNS, EVENT_COLUMNS, toEventBody, toRecordedEvent, type EventRow } from './rows.js';
 
 const DEFAULT_READ_COUNT = 1000;
 const MAX_READ_COUNT = 10_000;
@@ -96,12 +96,16 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     return BigInt(rows[0]?.head ?? 0);
   };
 
-  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+  /** the rows of the events a readAll takes, with these columns */
+  const readRows = <Row extends object>(columns: string, options: ReadAllOptions): Promise<Row[]> => {
     const params: unknown[] = [(options.afterPosition ?? 0n).toString(), boundedCount(options.maxCount)];
     const { where, order } = readCondition(options.filter, params);
-    const rows = await query<EventRow>(`select ${EVENT_COLUMNS} from eventstore.events where ${where} order by ${order} limit $2`, params);
-    return rows.map(toRecordedEvent);
+    return query<Row>(`select ${columns} from eventstore.events where ${where} order by ${order} limit $2`, params);
   };
+
+  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => (await readRows<EventRow>(EVENT_COLUMNS, options)).map(toRecordedEvent);
+
+  const readAllBodies = async (options: ReadAllOptions = {}): Promise<EventBody[]> => (await readRows<EventRow>(EVENT_BODY_COLUMNS, options)).map(toEventBody);
 
   /**
    * readAll, and the store's head in the same snapshot: a read cut short of its count has seen
@@ -155,6 +159,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     headPosition,
     readAll,
     readAllScanned,
+    readAllBodies,
     readStream,
     streamRevision: async (stream: string) => (await streamRevisions([stream]))[0]!,
     streamRevisions,

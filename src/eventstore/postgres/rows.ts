@@ -1,4 +1,4 @@
-import type { EventMetadata, RecordedEvent } from '../port.js';
+import type { EventBody, EventMetadata, RecordedEvent } from '../port.js';
 
 export interface EventRow {
   global_position: string;
@@ -12,19 +12,21 @@ export interface EventRow {
 }
 
 /**
- * bigints travel as text (exact in JavaScript); the aliases differ from the column names so that an
- * `order by position` can only mean the bigint column, never its text form.
+ * An event's columns without the metadata and the recorded time (no JSON or date to encode, send
+ * and decode for them). bigints travel as text (exact in JavaScript); the aliases differ from the
+ * column names so that an `order by position` can only mean the bigint column, never its text form.
  */
-export const EVENT_COLUMNS = `position::text as global_position, stream_id, revision::text as stream_revision,
-  event_id::text as event_id, type, data, metadata, recorded_at`;
+export const EVENT_BODY_COLUMNS = `position::text as global_position, stream_id, revision::text as stream_revision, event_id::text as event_id, type, data`;
 
-export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+export const EVENT_COLUMNS = `${EVENT_BODY_COLUMNS}, metadata, recorded_at`;
+
+export const toEventBody = (row: Omit<EventRow, 'metadata' | 'recorded_at'>): EventBody => ({
   id: row.event_id,
   stream: row.stream_id,
   revision: BigInt(row.stream_revision),
   position: BigInt(row.global_position),
   type: row.type,
   data: row.data,
-  metadata: row.metadata,
-  recordedAt: row.recorded_at,
 });
+
+export const toRecordedEvent = (row: EventRow): RecordedEvent => ({ ...toEventBody(row), metadata: row.metadata, recordedAt: row.recorded_at });
