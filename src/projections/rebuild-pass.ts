@@ -1,4 +1,4 @@
-import { matchesEventFilter, type EventFilter, type EventStore, type EventBody } from '../eventstore/port.js';
+import { categoryOf, matchesEventFilter, type EventFilter, type EventStore, type EventBody } from '../eventstore/port.js';
 
 /** Events replayed per read while rebuilding (bounded: the rebuild streams, it never loads the store). */
 export const REBUILD_BATCH = 5000;
@@ -99,6 +99,33 @@ class LaneQueue {
   }
 }
 
+/** A batch's events of some categories, in the batch's order (all of them when no category is given). */
+interface ByCategory {
+  of(categories: readonly string[] | undefined): EventBody[];
+}
+
+/**
+ * A batch split by category once: every reader of the pass then walks only the events of its own
+ * categories, and no event's category is worked out more than once (it was once per reader).
+ */
+const byCategory = (batch: readonly EventBody[]): ByCategory => {
+  const indexes = new Map<string, number[]>();
+  batch.forEach((event, index) => {
+    const category = categoryOf(event.stream);
+    const list = indexes.get(category);
+    if (list) list.push(index);
+    else indexes.set(category, [index]);
+  });
+  return {
+    of: (categories) => {
+      if (!categories) return [...batch];
+      const lists = [...new Set(categories)].map((category) => indexes.get(category) ?? []);
+      const merged = lists.length === 1 ? lists[0]! : lists.flat().sort((a, b) => a - b);
+      return merged.map((index) => batch[index]!);
+    },
+  };
+};
+
 /** The read stopped because a lane failed: that lane's failure is the one to report. */
 class PassStoppedError extends Error {}
 
@@ -120,8 +147,8 @@ export const replayShared = async (store: Pick<EventStore, 'readAllBodies'>, lan
   const from = open.reduce((lowest, reader) => (reader.from < lowest ? reader.from : lowest), open[0]!.from);
   const to = open.reduce((highest, reader) => (reader.to > highest ? reader.to : highest), open[0]!.to);
   const takesOf = (reader: PassReader) => {
-    const matches = matchesEventFilter(reader.filter);
-    return (event: EventBody) => event.position > reader.from && event.position <= reader.to && matches(event);
+    const ofType = matchesEventFilter(reader.filter?.types && { types: reader.filter.types });
+    return (batch: ByCategory) => batch.of(reader.filter?.categories).filter((event) => event.position > reader.from && event.position <= reader.to && ofType(event));
   };
   const queues = lanes.map((lane) => ({ lane, queue: new LaneQueue(), takes: lane.readers.map(takesOf) }));
   const stopped = () => queues.some(({ queue }) => queue.failed);
@@ -130,9 +157,10 @@ export const replayShared = async (store: Pick<EventStore, 'readAllBodies'>, lan
     unionOf(open.map((reader) => reader.filter)),
     { from, to },
     async (batch) => {
+      const split = byCategory(batch);
       for (const { lane, queue, takes } of queues) {
         if (stopped()) throw new PassStoppedError();
-        const eventsOf = takes.map((take) => batch.filter(take));
+        const eventsOf = takes.map((take) => take(split));
         if (eventsOf.some((events) => events.length > 0)) await queue.push(() => lane.apply(eventsOf));
       }
     },
