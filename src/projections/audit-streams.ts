@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from './stream-ownership.js';
 import type { Database } from '../db/database.js';
 import type { EventBody } from '../eventstore/port.js';
+import { insertRows } from '../db/unnest-rows.js';
 import type { Projection } from './projection.js';
 
 export const AUDIT_STREAMS_PROJECTION = 'audit-streams';
@@ -26,11 +27,11 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
     inserts.push({ stream: event.stream, org_id: orgId, first_position: event.position.toString() });
   }
   if (inserts.length === 0) return;
-  await trx
-    .insertInto('audit_streams')
-    .values(inserts)
-    .onConflict((oc) => oc.column('stream').doNothing())
-    .execute();
+  await sql`${insertRows('audit_streams', inserts, [
+    ['stream', 'text'],
+    ['org_id', 'text'],
+    ['first_position', 'bigint'],
+  ])} on conflict (stream) do nothing`.execute(trx);
 };
 
 /**

@@ -1,10 +1,11 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { findToken, tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
 import { streamCategories } from '../domain/streams.js';
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { insertRows } from '../db/unnest-rows.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const BALANCES_PROJECTION = 'balances';
@@ -19,6 +20,17 @@ const webhookOf = (recorded: EventBody, event: LedgerEvent, chainId: string): We
     dedupeKey: webhookDedupeKey(orgId, 'balance.updated', recorded.id),
   };
 };
+
+/** A balance row's columns and their types (rows upserted with one parameter per column). */
+const BALANCE_COLUMNS = [
+  ['org_id', 'text'],
+  ['token_id', 'text'],
+  ['chain_id', 'text'],
+  ['available', 'numeric'],
+  ['pending', 'numeric'],
+  ['held', 'numeric'],
+  ['updated_at', 'timestamptz'],
+] as const;
 
 /**
  * One upsert and one outbox insert per batch: a row is the balances its ledger's last event in
@@ -45,18 +57,11 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
     updated_at: new Date(event.data.occurredAt),
   }));
   if (rows.length > 0) {
-    await trx
-      .insertInto('balances')
-      .values(rows)
-      .onConflict((conflict) =>
-        conflict.columns(['org_id', 'token_id']).doUpdateSet((eb) => ({
-          available: eb.ref('excluded.available'),
-          pending: eb.ref('excluded.pending'),
-          held: eb.ref('excluded.held'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute();
+    await sql`
+      ${insertRows('balances', rows, BALANCE_COLUMNS)}
+      on conflict (org_id, token_id) do update
+      set available = excluded.available, pending = excluded.pending, held = excluded.held, updated_at = excluded.updated_at
+    `.execute(trx);
   }
   await outbox.enqueue(trx, webhooks);
 };

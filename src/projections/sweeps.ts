@@ -5,13 +5,37 @@ import type { DepositRef } from '../domain/deposit/deposit.js';
 import type { SweepEvent } from '../domain/sweep/sweep.js';
 import { streamCategories } from '../domain/streams.js';
 import type { EventBody } from '../eventstore/port.js';
+import { insertRows } from '../db/unnest-rows.js';
 import type { Projection } from './projection.js';
 
 export const SWEEPS_PROJECTION = 'sweeps';
 
 type SweepRow = Selectable<SweepsTable>;
 
-const INSERT_CHUNK = 1000;
+/** A sweep row's columns and their types (rows inserted with one parameter per column, whatever the batch size). */
+const SWEEP_COLUMNS = [
+  ['chain_id', 'text'],
+  ['tx_hash', 'text'],
+  ['output_index', 'int'],
+  ['org_id', 'text'],
+  ['token_id', 'text'],
+  ['kind', 'text'],
+  ['amount', 'numeric'],
+  ['deposit_address', 'text'],
+  ['settlement_address', 'text'],
+  ['gas_wallet_address', 'text'],
+  ['status', 'text'],
+  ['reason', 'text'],
+  ['top_up_tx_hash', 'text'],
+  ['top_up_amount', 'numeric'],
+  ['gas_spent', 'numeric'],
+  ['sweep_tx_hash', 'text'],
+  ['swept_amount', 'numeric'],
+  ['fee', 'numeric'],
+  ['fee_charged', 'numeric'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+] as const;
 type SweepChange = Partial<Omit<SweepRow, 'chain_id' | 'tx_hash' | 'output_index' | 'created_at' | 'updated_at'>>;
 
 /** What each event changes in its row (`row` is the row as the events before it left it). */
@@ -113,8 +137,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
     }
   }
   const created = [...folded.values()].flatMap(({ stored: wasStored, row }) => (!wasStored && row ? [row] : []));
-  // 21 parameters a row: chunks keep a statement far below PostgreSQL's 65,535 whatever the batch size
-  for (let start = 0; start < created.length; start += INSERT_CHUNK) await trx.insertInto('sweeps').values(created.slice(start, start + INSERT_CHUNK)).execute();
+  if (created.length > 0) await insertRows('sweeps', created, SWEEP_COLUMNS).execute(trx);
   const updated = [...folded.values()].flatMap(({ stored: wasStored, row }) => (wasStored && row ? [row] : []));
   if (updated.length === 0) return;
   const column = <Key extends keyof SweepRow>(key: Key) => updated.map((row) => row[key]);

@@ -5,6 +5,7 @@ import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { insertRows } from '../db/unnest-rows.js';
 import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
@@ -46,6 +47,22 @@ const columnsOf = (withdrawal: WithdrawalRecord) => ({
   state: JSON.stringify(withdrawal),
   updated_at: new Date(withdrawal.updatedAt),
 });
+
+/** The columns of a new withdrawal's row and their types (rows inserted with one parameter per column). */
+const WITHDRAWAL_COLUMNS = [
+  ['id', 'text'],
+  ['seq', 'bigint'],
+  ['org_id', 'text'],
+  ['chain_id', 'text'],
+  ['token_id', 'text'],
+  ['amount', 'numeric'],
+  ['reference', 'text'],
+  ['created_at', 'timestamptz'],
+  ['status', 'text'],
+  ['txn_hash', 'text'],
+  ['state', 'jsonb'],
+  ['updated_at', 'timestamptz'],
+] as const;
 
 const webhookFor = (recorded: EventBody, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
   const type = webhookOf(event, withdrawal);
@@ -98,22 +115,18 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   const created = [...folded.values()].filter((entry) => entry.requestedAt !== null);
   const updated = [...folded.values()].filter((entry) => entry.requestedAt === null).map((entry) => entry.withdrawal);
   if (created.length > 0) {
-    await trx
-      .insertInto('withdrawals')
-      .values(
-        created.map(({ withdrawal, requestedAt }) => ({
-          id: withdrawal.id,
-          seq: requestedAt!.toString(),
-          org_id: withdrawal.orgId,
-          chain_id: withdrawal.chainId,
-          token_id: withdrawal.tokenId,
-          amount: withdrawal.amount,
-          reference: withdrawal.reference,
-          created_at: new Date(withdrawal.createdAt),
-          ...columnsOf(withdrawal),
-        })),
-      )
-      .execute();
+    const rows = created.map(({ withdrawal, requestedAt }) => ({
+      id: withdrawal.id,
+      seq: requestedAt!.toString(),
+      org_id: withdrawal.orgId,
+      chain_id: withdrawal.chainId,
+      token_id: withdrawal.tokenId,
+      amount: withdrawal.amount,
+      reference: withdrawal.reference,
+      created_at: new Date(withdrawal.createdAt),
+      ...columnsOf(withdrawal),
+    }));
+    await insertRows('withdrawals', rows, WITHDRAWAL_COLUMNS).execute(trx);
   }
   if (updated.length > 0) {
     await sql`
