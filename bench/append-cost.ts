@@ -1,12 +1,14 @@
 /**
- * The server's cost of one `eventstore.append_batch` call, alone on one backend: its CPU per call
- * (from /proc, so other processes' load does not count) and, with pg_stat_statements tracking the
- * statements inside the function, where that time goes. Shapes: 1 stream × 1 event, 1 × 10 and
- * 8 appends of 1 event (a typical group commit). On an empty store, then on one filled with
- * `BENCH_FILL_EVENTS` synthetic events (default 1,000,000; 0 skips it).
+ * The server's cost of one `eventstore.append_batch_positions` call (and of the previous
+ * `eventstore.append_batch`, still installed), alone on one backend: its CPU per call (from /proc,
+ * so other processes' load does not count) and, with pg_stat_statements tracking the statements
+ * inside the function, where that time goes. Shapes: 1 stream × 1 event, 1 × 10, 8 appends of 1
+ * event (a typical group commit) and 64 (group commit under load). On an empty store, then on one
+ * filled with `BENCH_FILL_EVENTS` synthetic events (default 1,000,000; 0 skips it).
  *
  *   npm run bench:append-cost
  *   BENCH_CALLS=500 BENCH_FILL_EVENTS=0 BENCH_TRACK=all npm run bench:append-cost   # and the statements inside
+ *   BENCH_FORM=positions npm run bench:append-cost                                 # one function only
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -51,6 +53,7 @@ const SHAPES: Shape[] = [
   { name: '1 stream × 1 event', appends: 1, eventsPerAppend: 1 },
   { name: '1 stream × 10 events', appends: 1, eventsPerAppend: 10 },
   { name: '8 appends × 1 event', appends: 8, eventsPerAppend: 1 },
+  { name: '64 appends × 1 event', appends: 64, eventsPerAppend: 1 }, // group commit under the service's 64-connection load
 ];
 
 /** Each call appends to fresh streams half the time and to a known stream at its exact revision otherwise. */
