@@ -2,7 +2,7 @@ import { decideOnLoaded, loadAggregate, type CommandMetadata, type CommandServic
 import { signCancellation, type CancellationSender } from '../chains/transfers/cancellation.js';
 import { followRecorded, sendRecorded, type Followed, type FollowedTransactions, type FollowServices } from '../chains/transfers/follow.js';
 import type { Signer } from '../chains/signer/signer.js';
-import { cancellationDecider } from '../domain/cancellation/cancellation.js';
+import { cancellationDecider, type Cancellation, type CancellationEvent } from '../domain/cancellation/cancellation.js';
 import { streams } from '../domain/streams.js';
 
 export interface SettlementServices extends FollowServices, CommandServices {
@@ -30,16 +30,25 @@ export type Settlement = Exclude<Followed, { kind: 'refused' }>;
 export const settle = async (services: SettlementServices, transactions: Omit<FollowedTransactions, 'cancellation'>, owner: PaymentOwner): Promise<Settlement> => {
   const { chain, store } = services;
   const stream = streams.cancellation(chain.id, transactions.current.txHash);
-  const loaded = await loadAggregate(store, stream, cancellationDecider);
-  const recorded = loaded.state.status === 'Signed' ? loaded.state : null;
-  const followed = await followRecorded(services, { ...transactions, cancellation: recorded?.cancellation ?? null });
-  if (followed.kind === 'failed' && recorded) {
+  // the cancellation's stream is read once, and only when the look needs it: a payment in the
+  // mempool or mined (most looks) has none that matters, so its look costs no read of the store
+  let loading: ReturnType<typeof loadAggregate<CancellationEvent, Cancellation>> | null = null;
+  const load = () => (loading ??= loadAggregate(store, stream, cancellationDecider));
+  const recordedCancellation = async () => {
+    const { state } = await load();
+    return state.status === 'Signed' ? state : null;
+  };
+  const followed = await followRecorded(services, { ...transactions, cancellation: async () => (await recordedCancellation())?.cancellation ?? null });
+  if (followed.kind === 'failed') {
+    const recorded = await recordedCancellation();
+    if (!recorded) return followed;
     // the cancellation was mined in its place: its fee is what the chain took
     const cancelled = await services.gateway.transactionStatus(recorded.cancellation.txHash);
     const feePaid = cancelled.status === 'confirmed' || cancelled.status === 'failed' ? cancelled.fee : 0n;
     return { kind: 'failed', error: `${recorded.refusal}; ${followed.error}`, feePaid };
   }
   if (followed.kind !== 'refused') return followed;
+  const loaded = await load();
 
   const cancellation = signCancellation(chain, services.signer, transactions.current, await owner.sender());
   if (!cancellation) {

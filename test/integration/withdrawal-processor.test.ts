@@ -209,6 +209,44 @@ describe('withdrawal processor', () => {
     expect(await ledger(xrp.id)).toMatchObject({ available: before.available - 20_000_000n - XRP_FEE_DROPS, held: before.held });
   });
 
+  it('a look at a payment in the mempool or mined reads no cancellation; a refused one reads it and signs one', async () => {
+    /** the real store, telling which cancellation streams were read */
+    const cancellationReads: string[] = [];
+    const store = new Proxy(infrastructure.store, {
+      get: (target, property, receiver) =>
+        property === 'readStream'
+          ? (stream: string, options?: Parameters<typeof target.readStream>[1]) => {
+              if (stream.startsWith('cancellation-')) cancellationReads.push(stream);
+              return target.readStream(stream, options);
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const xrp = nativeToken(XRP);
+    await deposit(XRP, 'native', 30_000_000n);
+    const sent = await withdraw(XRP, xrp.id, 5_000_000n, externalAddress(XRP));
+    expect(await advanceWithdrawal(processing(XRP, undefined, { store }), sent.id)).toMatchObject({ outcome: 'waiting', for: 'confirmations' });
+    await mineConfirmations(XRP);
+    expect(await advanceWithdrawal(processing(XRP, undefined, { store }), sent.id)).toMatchObject({ outcome: 'finished', status: 'Completed' });
+    // signed, sent (the look before found it nowhere, and the node took it), seen in the mempool, then mined at depth
+    const paid = (await withdrawal(sent.id)) as { signedTransaction: { txHash: string } };
+    expect(cancellationReads).toEqual([streams.cancellation(XRP, paid.signedTransaction.txHash)]);
+
+    cancellationReads.length = 0;
+    const btc = nativeToken(BITCOIN);
+    await deposit(BITCOIN, 'native', 90_000n);
+    const refused = await withdraw(BITCOIN, btc.id, 60_000n, externalAddress(BITCOIN));
+    await devnet.controls(BITCOIN).setFault('broadcast_error', 1);
+    await advanceWithdrawal(processing(BITCOIN, undefined, { store }), refused.id);
+    const signedHash = ((await withdrawal(refused.id)) as { signedTransaction: { txHash: string } }).signedTransaction.txHash;
+    expect(cancellationReads).toContain(streams.cancellation(BITCOIN, signedHash));
+    expect((await loadAggregate(infrastructure.store, streams.cancellation(BITCOIN, signedHash), cancellationDecider)).state.status).toBe('Signed');
+    for (let pass = 0; (await withdrawal(refused.id)).status !== 'Failed'; pass++) {
+      if (pass > 6) throw new Error(`not failed: ${JSON.stringify(await withdrawal(refused.id))}`);
+      await processor(BITCOIN).runPass();
+      await mineConfirmations(BITCOIN);
+    }
+  });
+
   it.each(['broadcast_error', 'revert'] as const)('a devnet %s fails the withdrawal with txnError and releases the hold', async (fault) => {
     const btc = nativeToken(BITCOIN);
     await deposit(BITCOIN, 'native', 90_000n);

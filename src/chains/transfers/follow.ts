@@ -74,8 +74,12 @@ export interface FollowedTransactions {
   current: RecordedTransaction;
   /** transactions it replaced (Bitcoin replace-by-fee), oldest first: any of them may be the one mined */
   replaced?: readonly RecordedTransaction[];
-  /** a transaction of ours that makes `current` impossible (it takes its nonce or an input), once the node refused `current` */
-  cancellation?: RecordedTransaction | null;
+  /**
+   * a transaction of ours that makes `current` impossible (it takes its nonce or an input), once the
+   * node refused `current`: asked only when `current` is neither in the mempool nor mined (the
+   * common look, a payment pending or being confirmed, reads nothing more)
+   */
+  cancellation?: () => Promise<RecordedTransaction | null>;
   purpose?: BroadcastPurpose;
 }
 
@@ -90,7 +94,7 @@ export const followRecorded = async (services: FollowServices, transactions: Fol
   return followed;
 };
 
-const followOnce = async (services: FollowServices, { current, replaced = [], cancellation = null, purpose }: FollowedTransactions): Promise<Followed> => {
+const followOnce = async (services: FollowServices, { current, replaced = [], cancellation: recordedCancellation, purpose }: FollowedTransactions): Promise<Followed> => {
   const { gateway, chain } = services;
   const status = await gateway.transactionStatus(current.txHash);
   if (status.status === 'pending') return { kind: 'sent', inMempool: true };
@@ -104,6 +108,7 @@ const followOnce = async (services: FollowServices, { current, replaced = [], ca
     if (isMined(found)) return settled(chain, transaction.txHash, found);
     earlierStatus.set(transaction.txHash, found);
   }
+  const cancellation = (await recordedCancellation?.()) ?? null;
   const cancellationStatus = cancellation ? await gateway.transactionStatus(cancellation.txHash) : null;
 
   // none of ours is in a block, nor (but a replaced one) in the mempool: can any of them still be?
