@@ -173,6 +173,55 @@ describe('withdrawal processor', () => {
     expect(await ledger(eth.id)).toMatchObject({ available: before.available - 200_000_000n * GWEI, held: before.held });
   });
 
+  it('Ethereum: a transaction mined but not deep is not looked at until the head reaches its depth; dropped by a reorg meanwhile, the same bytes are sent then, paid once', async () => {
+    const eth = nativeToken(ETHEREUM);
+    const swept = 100_000_000n * GWEI;
+    await deposit(ETHEREUM, 'native', swept);
+    const { settlementAddress, gasAddress } = await wallets.walletsOf(orgId, ETHEREUM);
+    await devnet.controls(ETHEREUM).deposit({ toAddress: settlementAddress, asset: 'native', amount: swept });
+    await devnet.controls(ETHEREUM).deposit({ toAddress: gasAddress!, asset: 'native', amount: 10_000_000n * GWEI });
+    const gateway = devnet.gateway(ETHEREUM);
+    const recipient = externalAddress(ETHEREUM);
+    const created = await withdraw(ETHEREUM, eth.id, 30_000_000n * GWEI, recipient);
+    /** the receipts the processor asked for, by transaction */
+    const looks = new Map<string, number>();
+    const counting: ChainGateway = { ...gateway, transactionStatus: (txHash) => (looks.set(txHash, (looks.get(txHash) ?? 0) + 1), gateway.transactionStatus(txHash)) };
+    const worker = processor(ETHEREUM, { gateway: counting });
+    const sentHash = async () => ((await withdrawal(created.id)) as { signedTransaction: { txHash: string } | null }).signedTransaction?.txHash;
+    for (let pass = 0; ; pass++) {
+      if (pass > 40) throw new Error(`not mined: ${JSON.stringify(await withdrawal(created.id))}`);
+      await worker.runPass();
+      const hash = await sentHash();
+      if ((await withdrawal(created.id)).status === 'Processing' && hash && (await gateway.transactionStatus(hash)).status === 'confirmed') break;
+      await devnet.controls(ETHEREUM).mine(1);
+    }
+    const txHash = (await sentHash())!;
+    const mined = await gateway.transactionStatus(txHash);
+    if (mined.status !== 'confirmed') throw new Error('unreachable');
+    expect(mined.confirmations).toBeLessThan(12);
+    const looked = looks.get(txHash);
+
+    // deeper, not deep enough: no look
+    await devnet.controls(ETHEREUM).mine(5);
+    expect(await worker.runPass()).toMatchObject({ examined: 0, waiting: 1 });
+    // a reorg drops it; the head stands at the same height, so still no look
+    const head = await gateway.head();
+    await devnet.controls(ETHEREUM).reorg(head.number - mined.blockNumber + 1);
+    expect((await gateway.transactionStatus(txHash)).status).toBe('not_found');
+    expect(await worker.runPass()).toMatchObject({ examined: 0, waiting: 1 });
+    expect(looks.get(txHash)).toBe(looked);
+
+    // at its depth it is looked at: found nowhere, the same bytes are sent again, then confirmed
+    await devnet.controls(ETHEREUM).mine(mined.blockNumber + 11 - head.number);
+    expect(await worker.runPass()).toMatchObject({ examined: 1, waiting: 1 });
+    expect(looks.get(txHash)).toBeGreaterThan(looked!);
+    expect((await gateway.transactionStatus(txHash)).status).toBe('pending');
+    await mineConfirmations(ETHEREUM);
+    expect(await worker.runPass()).toMatchObject({ finished: 1 });
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed', txnHash: txHash });
+    expect(await gateway.balance(recipient, 'native')).toBe(30_000_000n * GWEI);
+  });
+
   it('Bitcoin: coins of the deposit addresses pay amount and fee, change returns, the fee is charged', async () => {
     const btc = nativeToken(BITCOIN);
     await deposit(BITCOIN, 'native', 30_000n);

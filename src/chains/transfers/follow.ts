@@ -18,8 +18,11 @@ export interface RecordedTransaction {
  * with the same bytes.
  */
 export type Followed =
-  /** `inMempool`: seen pending by this look (what a replace-by-fee rule waits on) */
-  | { kind: 'sent'; inMempool: boolean }
+  /**
+   * `inMempool`: seen pending by this look (what a replace-by-fee rule waits on); `deepAtHead`: it
+   * is mined, not yet as deep as the chain asks, and will be once the chain's head reaches this block
+   */
+  | { kind: 'sent'; inMempool: boolean; deepAtHead?: number }
   | { kind: 'confirmed'; txHash: string; blockNumber: number; fee: bigint }
   /** `feePaid`: what the chain took for it anyway (a reverted transaction's fee, or its cancellation's) */
   | { kind: 'failed'; error: string; feePaid: bigint }
@@ -63,7 +66,9 @@ type Mined = Extract<TransactionStatus, { status: 'confirmed' | 'failed' }>;
 
 /** A mined transaction settles only once it is as deep as the chain asks, failed or not: a reorg can still undo either. */
 const settled = (chain: ChainDefinition, txHash: string, status: Mined): Followed => {
-  if (status.confirmations < chain.properties.confirmations) return { kind: 'sent', inMempool: false };
+  if (status.confirmations < chain.properties.confirmations) {
+    return status.blockNumber === null ? { kind: 'sent', inMempool: false } : { kind: 'sent', inMempool: false, deepAtHead: status.blockNumber + chain.properties.confirmations - 1 };
+  }
   return status.status === 'failed' ? { kind: 'failed', error: status.error, feePaid: status.fee } : { kind: 'confirmed', txHash, blockNumber: status.blockNumber, fee: status.fee };
 };
 

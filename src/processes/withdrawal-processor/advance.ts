@@ -25,7 +25,8 @@ export type { WithdrawalProcessingServices } from './services.js';
 
 export type ProcessingProgress =
   | { outcome: 'finished'; status: WithdrawalStatus | 'None' }
-  | { outcome: 'waiting'; for: 'gas' | 'funds' | 'confirmations' }
+  /** `deepAtHead`: its transaction is mined and at depth once the chain's head reaches this block (nothing to do before) */
+  | { outcome: 'waiting'; for: 'gas' | 'funds' | 'confirmations'; deepAtHead?: number }
   | { outcome: 'deferred'; reason: string };
 
 /** A step's progress, with the withdrawal as the step last read it (what the processor's in-flight book notes). */
@@ -266,6 +267,8 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       continue;
     }
     if (followed.kind === 'sent') {
+      // mined, not yet deep: nothing to replace (one of its transactions is in a block), only blocks to wait for
+      if (followed.deepAtHead !== undefined) return { outcome: 'waiting', for: 'confirmations', withdrawal, deepAtHead: followed.deepAtHead };
       if (followed.inMempool && chain.family === 'bitcoin' && (await replaceIfStuck(services, withdrawal, record, log))) continue;
       // EVM: pending, or dropped and refused as underpriced when sent again (a node evicting what the base fee priced out)
       if (chain.family === 'evm') {

@@ -36,6 +36,11 @@ export class WithdrawalProcessor extends ChainPassWorker {
   /** the withdrawals that became Pending on the chain and are not finished, in that order */
   readonly open: OpenWithdrawals;
   private readonly retries = new Map<string, { attempts: number; notBefore: number }>();
+  /**
+   * withdrawal id → the head at which its mined transaction is deep enough: until the chain's head
+   * reaches it, a pass does not look at the withdrawal (no read of its stream, no receipt asked for)
+   */
+  private readonly deepAtHead = new Map<string, number>();
   private readonly inFlight = new InFlightBook();
   /** Bitcoin: an organization's waiting withdrawals are paid by one transaction (./bitcoin-batch.ts) */
   private readonly payoutBatches: PayoutBatches | null;
@@ -86,12 +91,27 @@ export class WithdrawalProcessor extends ChainPassWorker {
     this.logger.info('withdrawal processor: started', { checkpoint: startedFrom === null ? null : startedFrom.toString(), eventsRead, open: size, ms });
   }
 
+  /**
+   * The chain's head once per pass, asked only when a withdrawal waits for its mined transaction's
+   * depth (one question for all of them, instead of a look at each); unknown (the node did not
+   * answer) looks at them all.
+   */
+  private headOfPass(): () => Promise<number> {
+    let head: Promise<number> | null = null;
+    return () =>
+      (head ??= this.options.services.gateway.head().then(
+        (header) => header.number,
+        () => Number.POSITIVE_INFINITY,
+      ));
+  }
+
   private async advanceOpen(): Promise<PassResult> {
     this.payoutBatches?.startPass();
     const { services } = this.options;
     const policy = inFlightPolicyOf(services.chain.family);
     const result = emptyPassResult();
     const busy = new Set<string>();
+    const head = this.headOfPass();
     for (const [id, orgId] of this.open.list()) {
       if (this.stopController.signal.aborted) break;
       const retry = this.retries.get(id);
@@ -104,6 +124,14 @@ export class WithdrawalProcessor extends ChainPassWorker {
         result.deferred++;
         continue;
       }
+      // mined, not yet deep: it stays where the last look left it (a reorg that drops it is seen, and the same bytes sent again, at that depth)
+      const deepAt = this.deepAtHead.get(id);
+      if (deepAt !== undefined && (await head()) < deepAt) {
+        result.waiting++;
+        if (!letsLaterOnesGo(policy, { outcome: 'waiting', for: 'confirmations' })) busy.add(orgId);
+        continue;
+      }
+      this.deepAtHead.delete(id);
       result.examined++;
       let progress: ProcessingStep;
       try {
@@ -131,6 +159,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
       if (progress.outcome === 'waiting') {
         result.waiting++;
         this.inFlight.note(id, progress.withdrawal);
+        if (progress.deepAtHead !== undefined) this.deepAtHead.set(id, progress.deepAtHead);
       } else {
         result.deferred++;
         this.inFlight.forget(id); // put off after its last step: read again before the next pass signs anything
