@@ -258,18 +258,42 @@ describe('withdrawal processor', () => {
     expect(await ledger(xrp.id)).toMatchObject({ available: before.available - 20_000_000n - XRP_FEE_DROPS, held: before.held });
   });
 
-  it('a look at a payment in the mempool or mined reads no cancellation; a refused one reads it and signs one', async () => {
-    /** the real store, telling which cancellation streams were read */
-    const cancellationReads: string[] = [];
+  /** the real store, telling which of its streams whose name starts with `prefix` were read: by the appends' decisions, or otherwise */
+  const storeTellingReads = (prefix: string) => {
+    const reads: string[] = [];
+    const byAppends: string[] = [];
     const store = new Proxy(infrastructure.store, {
       get: (target, property, receiver) =>
         property === 'readStream'
           ? (stream: string, options?: Parameters<typeof target.readStream>[1]) => {
-              if (stream.startsWith('cancellation-')) cancellationReads.push(stream);
+              // a read the ledger's queue makes for a decision it appends (decided again on a fresh ledger: read again) is the append's
+              if (stream.startsWith(prefix)) (new Error().stack?.includes('ledger-batches') ? byAppends : reads).push(stream);
               return target.readStream(stream, options);
             }
           : Reflect.get(target, property, receiver),
     });
+    return { store, reads, byAppends };
+  };
+
+  it('a step after the processor’s own append goes on from the state it appended: one read of the stream a call, besides the appends’ own', async () => {
+    const xrp = nativeToken(XRP);
+    await deposit(XRP, 'native', 30_000_000n);
+    const created = await withdraw(XRP, xrp.id, 5_000_000n, externalAddress(XRP));
+    const { store, reads, byAppends } = storeTellingReads(streams.withdrawal(created.id));
+    // read to start; then the signed transaction's append and the broadcast's each read it (at least once), and the steps after them go on from what they appended; pending
+    expect(await advanceWithdrawal(processing(XRP, undefined, { store }), created.id)).toMatchObject({ outcome: 'waiting', for: 'confirmations' });
+    expect(reads).toHaveLength(1);
+    expect(byAppends.length).toBeGreaterThanOrEqual(2);
+    await mineConfirmations(XRP);
+    reads.length = 0;
+    // read to start, completed by an append; finished without another read
+    expect(await advanceWithdrawal(processing(XRP, undefined, { store }), created.id)).toMatchObject({ outcome: 'finished', status: 'Completed' });
+    expect(reads).toHaveLength(1);
+    expect(await withdrawal(created.id)).toMatchObject({ status: 'Completed' });
+  });
+
+  it('a look at a payment in the mempool or mined reads no cancellation; a refused one reads it and signs one', async () => {
+    const { store, reads: cancellationReads } = storeTellingReads('cancellation-');
     const xrp = nativeToken(XRP);
     await deposit(XRP, 'native', 30_000_000n);
     const sent = await withdraw(XRP, xrp.id, 5_000_000n, externalAddress(XRP));

@@ -50,12 +50,13 @@ const logUnpaid = (services: WithdrawalProcessingServices, withdrawal: Withdrawa
  * The completion: the withdrawal, its hold posted, and on Bitcoin and XRP the fee held released and
  * the fee the chain took charged, in one append (the difference goes back to available).
  */
-export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, chainFee: bigint, metadata: CommandMetadata) => {
+export const completeWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txHash: string, blockNumber: number, chainFee: bigint, metadata: CommandMetadata): Promise<WithdrawalRecord> => {
   // a payout batch's withdrawal is charged its share of the fee the chain took (the shares add up to it)
   const fee = feeChargedFor(withdrawal, txHash, chainFee);
   const command = { type: 'CompleteWithdrawal' as const, id: withdrawal.id, txHash, blockNumber, fee: fee.toString() };
-  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, command, metadata, feeCharge(services, withdrawal, fee));
-  logUnpaid(services, withdrawal, unpaid);
+  const applied = await applyWithdrawalCommand(services, withdrawal, command, metadata, feeCharge(services, withdrawal, fee));
+  logUnpaid(services, withdrawal, applied.unpaid);
+  return applied.withdrawal;
 };
 
 /**
@@ -63,10 +64,11 @@ export const completeWithdrawal = async (services: WithdrawalProcessingServices,
  * one append (the create/cancel side's own path). On Bitcoin and XRP a fee the chain took anyway (a
  * failed transaction's, a cancellation's) is charged to the balance in the same append: the ledger follows the chain.
  */
-export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n) => {
+export const failWithdrawal = async (services: WithdrawalProcessingServices, withdrawal: WithdrawalRecord, txnError: string, metadata: CommandMetadata, feePaid = 0n): Promise<WithdrawalRecord> => {
   const charged = failedFeeShareOf(withdrawal, feePaid);
-  const { unpaid } = await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, feeCharge(services, withdrawal, charged));
-  logUnpaid(services, withdrawal, unpaid);
+  const applied = await applyWithdrawalCommand(services, withdrawal, { type: 'FailWithdrawal', id: withdrawal.id, txnError }, metadata, feeCharge(services, withdrawal, charged));
+  logUnpaid(services, withdrawal, applied.unpaid);
+  return applied.withdrawal;
 };
 
 type ProcessorCommand = Exclude<WithdrawalCommand, { type: 'RequestWithdrawal' }>;
@@ -210,9 +212,15 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
   const stream = streams.withdrawal(withdrawalId);
   const log = services.logger.child({ chainId: chain.id, withdrawalId });
   let last: Withdrawal = { status: 'None' };
+  /**
+   * the withdrawal as this call's own append left it: the next step starts from it instead of
+   * reading the stream again. Once signed, only the processor moves a withdrawal (it can no longer
+   * be cancelled), and every command is decided again on the stream as read when it is appended.
+   */
+  let appended: WithdrawalRecord | null = null;
   for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
-    const loaded = await loadAggregate(store, stream, withdrawalDecider);
-    const withdrawal = loaded.state;
+    const withdrawal: Withdrawal = appended ?? (await loadAggregate(store, stream, withdrawalDecider)).state;
+    appended = null;
     last = withdrawal;
     if (withdrawal.status === 'None') return { outcome: 'finished', status: 'None', withdrawal };
     if (withdrawal.chainId !== chain.id) throw new Error(`withdrawal ${withdrawalId} is on ${withdrawal.chainId}, not ${chain.id}`);
@@ -220,9 +228,10 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
     const metadata: CommandMetadata = { actor: `withdrawal-processor:${chain.id}`, orgId: withdrawal.orgId };
     // through the ledger's queue, with what the step does to the ledger (a fee held) in the same append
     const record = async (command: ProcessorCommand): Promise<boolean> => {
-      const { events } = await applyWithdrawalCommand(services, withdrawal, command, metadata);
-      for (const event of events) await services.faults?.afterRecord?.(event.type);
-      return events.length > 0;
+      const applied = await applyWithdrawalCommand(services, withdrawal, command, metadata);
+      for (const event of applied.events) await services.faults?.afterRecord?.(event.type);
+      appended = applied.withdrawal;
+      return applied.events.length > 0;
     };
 
     const signed = withdrawal.signedTransaction;
@@ -230,7 +239,7 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       const prepared = await prepare(services, withdrawal, metadata, inFlight);
       switch (prepared.kind) {
         case 'failed':
-          await failWithdrawal(services, withdrawal, prepared.error, metadata);
+          appended = await failWithdrawal(services, withdrawal, prepared.error, metadata);
           log.error('withdrawal: failed before signing', { error: prepared.error });
           continue;
         case 'waiting':
@@ -245,7 +254,7 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
             if (!isInsufficientBalance(error)) throw error;
             // the bytes are dropped unsent: the fee cannot be held beside the amount
             const reason = `the available balance (${String(error.details?.available)}) cannot hold the network fee (${fee})`;
-            await failWithdrawal(services, withdrawal, reason, metadata);
+            appended = await failWithdrawal(services, withdrawal, reason, metadata);
             log.error('withdrawal: failed before signing', { error: reason });
             continue;
           }
@@ -257,7 +266,7 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
 
     const followed = await followWithdrawalTransaction(services, withdrawal, signed, metadata);
     if (followed.kind === 'failed') {
-      await failWithdrawal(services, withdrawal, followed.error, metadata, followed.feePaid);
+      appended = await failWithdrawal(services, withdrawal, followed.error, metadata, followed.feePaid);
       log.error('withdrawal: failed', { txHash: signed.txHash, error: followed.error });
       continue;
     }
@@ -279,7 +288,7 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
       return { outcome: 'waiting', for: 'confirmations', withdrawal };
     }
     // the transaction followed, or one it replaced that was mined first: they spend the same inputs, so only one ever pays
-    await completeWithdrawal(services, withdrawal, followed.txHash, followed.blockNumber, followed.fee, metadata);
+    appended = await completeWithdrawal(services, withdrawal, followed.txHash, followed.blockNumber, followed.fee, metadata);
     log.info('withdrawal: completed', { txHash: followed.txHash, fee: followed.fee.toString() });
   }
   return { outcome: 'deferred', reason: 'step limit of one call reached', withdrawal: last };
