@@ -93,6 +93,13 @@ const printCost = (unit: string, units: number, cost: Awaited<ReturnType<Awaited
     const perCall = (value: string | number) => (Number(value) / calls).toFixed(1);
     console.log(`| ${per(row.total_exec_time).toFixed(3)} | ${per(calls).toFixed(3)} | ${perCall(row.row_count)} | ${(row.total_exec_time / calls).toFixed(3)} | ${perCall(row.shared_blks_hit)} | ${perCall(row.shared_blks_read)} | ${shortened(row.query)} |`);
   }
+  // cheap statements called often (polls, BEGIN/COMMIT, locks) are round trips too, though they take little time
+  const byCalls = [...cost.statements].sort((a, b) => Number(b.call_count) - Number(a.call_count));
+  console.log(`\nthe statements called most often, most first:\n\n| calls per ${unit} | ms per ${unit} | rows per call | statement |\n|---:|---:|---:|---|`);
+  for (const row of byCalls.slice(0, 25)) {
+    const calls = Number(row.call_count);
+    console.log(`| ${per(calls).toFixed(3)} | ${per(row.total_exec_time).toFixed(3)} | ${(Number(row.row_count) / calls).toFixed(1)} | ${shortened(row.query)} |`);
+  }
 };
 
 await runBenchmark(async (lifecycle) => {
