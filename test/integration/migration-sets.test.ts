@@ -12,6 +12,9 @@ const SWEEPER_MIGRATIONS = ['20261125T1700-sweep-attempts'];
 /** the deposit watchers' migrations that came after the move (their checkpoints) */
 const WATCHER_MIGRATIONS_SINCE = ['20261126T0700-watcher-checkpoints'];
 const WATCHER_MIGRATIONS = ['20261122T1900-chain-watchers', ...WATCHER_MIGRATIONS_SINCE];
+/** the devnet's migrations that came after the move (its running totals) */
+const DEVNET_MIGRATIONS_SINCE = ['20261126T1700-devnet-running-totals'];
+const DEVNET_MIGRATIONS = ['20261122T1300-devnet', ...DEVNET_MIGRATIONS_SINCE];
 /** the withdrawal processors' set (their checkpoints) */
 const PROCESSOR_MIGRATIONS = ['20261126T0700-withdrawal-processor-checkpoints'];
 
@@ -20,7 +23,7 @@ const readModelsBeforeTheMove: MigrationSet = {
   schema: 'public',
   migrations: Object.fromEntries(
     Object.entries({ ...readModelMigrations.migrations, ...devnetMigrations.migrations, ...chainWatcherMigrations.migrations })
-      .filter(([name]) => !LANDED_SINCE.includes(name) && !WATCHER_MIGRATIONS_SINCE.includes(name))
+      .filter(([name]) => !LANDED_SINCE.includes(name) && !WATCHER_MIGRATIONS_SINCE.includes(name) && !DEVNET_MIGRATIONS_SINCE.includes(name))
       .sort(([a], [b]) => a.localeCompare(b)),
   ),
 };
@@ -36,7 +39,7 @@ describe('migration sets per owner', () => {
   it('a new database gets every table, each set recording its own migrations', async () => {
     database = await createTestDatabase('sets_new');
     await migrateServiceTables(database.pool);
-    expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
+    expect(await recorded(database, 'devnet_migration')).toEqual(DEVNET_MIGRATIONS);
     expect(await recorded(database, 'chain_watcher_migration')).toEqual(WATCHER_MIGRATIONS);
     expect(await recorded(database, 'sweeper_migration')).toEqual(SWEEPER_MIGRATIONS);
     expect(await recorded(database, 'withdrawal_processor_migration')).toEqual(PROCESSOR_MIGRATIONS);
@@ -54,8 +57,8 @@ describe('migration sets per owner', () => {
     const applied = await Promise.all([migrateServiceTables(database.pool), migrateServiceTables(database.pool)]);
 
     // only what landed since: once, in one process or the other
-    expect(applied.flat().sort()).toEqual([...LANDED_SINCE, ...SWEEPER_MIGRATIONS, ...WATCHER_MIGRATIONS_SINCE, ...PROCESSOR_MIGRATIONS].sort());
-    expect(await recorded(database, 'devnet_migration')).toEqual(['20261122T1300-devnet']);
+    expect(applied.flat().sort()).toEqual([...LANDED_SINCE, ...SWEEPER_MIGRATIONS, ...WATCHER_MIGRATIONS_SINCE, ...DEVNET_MIGRATIONS_SINCE, ...PROCESSOR_MIGRATIONS].sort());
+    expect(await recorded(database, 'devnet_migration')).toEqual(DEVNET_MIGRATIONS);
     expect(await recorded(database, 'chain_watcher_migration')).toEqual(WATCHER_MIGRATIONS);
     expect(await recorded(database, 'kysely_migration')).toEqual(Object.keys(readModelMigrations.migrations).sort());
     expect((await database.pool.query('select next_block from chain_watcher_cursors')).rows).toEqual([{ next_block: '42' }]);

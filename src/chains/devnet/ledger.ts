@@ -3,9 +3,10 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import type { DevnetDb } from './tables.js';
 
 /**
- * What the devnet's state says, computed from its transactions rather than kept as running
- * totals: a transfer counts while its transaction is mined, a fee while it is mined or failed.
- * A reorg or a dropped transaction therefore undoes balances and outputs by changing a status.
+ * What the devnet's state says. Confirmed balances and used nonces are running totals
+ * (devnet_balances, devnet_nonces) that mining and reorgs keep in the transaction that changes a
+ * transaction's status (totals.ts): a transfer counts while its transaction is mined, a fee while
+ * it is mined or failed, so a reorg or a dropped transaction undoes them.
  *
  * `view` chooses which pending transactions count as well (the mempool as a node sees it when it
  * admits or mines a transaction): those queued before `beforeSeq`. `CONFIRMED` counts none.
@@ -19,39 +20,49 @@ export const WHOLE_MEMPOOL: StateView = { beforeSeq: '9223372036854775807' };
 
 const toBigInt = (value: string | number | bigint | null | undefined) => BigInt(value ?? 0);
 
+/** The pending transactions in view, found by the mempool's index (never by an account's history). */
+const pendingInView = (chainId: string, view: StateView) => sql`
+  select x.hash, x.kind, x.sender, x.fee, x.error from devnet_transactions x
+   where x.chain_id = ${chainId} and x.status = 'pending' and x.seq < ${view.beforeSeq}::bigint`;
+
 /**
- * Account chains (EVM, Tron, XRP): received − sent − fees. Pending credits (the faucet's minted
- * funds) count as received in a view with a mempool, so the faucet can spend them in the same block;
- * other pending incoming funds do not, as on a real node.
+ * Their transfers, each transaction's found by its key (a lateral join with no address in it: the
+ * planner cannot walk an address's history instead).
+ */
+const pendingTransfers = (chainId: string) => sql`
+  select p.kind, p.error, t.from_address, t.to_address, t.asset, t.amount from pending p
+   cross join lateral (select t.from_address, t.to_address, t.asset, t.amount from devnet_transfers t where t.chain_id = ${chainId} and t.tx_hash = p.hash) t`;
+
+/**
+ * Account chains (EVM, Tron, XRP): the confirmed running total, plus what the pending transactions
+ * in view change. Pending credits (the faucet's minted funds) count as received, so the faucet can
+ * spend them in the same block; other pending incoming funds do not, as on a real node. One
+ * statement: a read without the chain's lock sees one state.
  */
 export const accountBalance = async (db: DevnetDb, chainId: string, address: string, asset: string, view: StateView): Promise<bigint> => {
-  const seq = view.beforeSeq;
-  const { rows } = await sql<{ incoming: string; outgoing: string; fees: string }>`
+  const { rows } = await sql<{ confirmed: string | null; incoming: string; outgoing: string; fees: string }>`
+    with pending as materialized (${pendingInView(chainId, view)}),
+         moving as materialized (${pendingTransfers(chainId)})
     select
-      (select coalesce(sum(t.amount), 0) from devnet_transfers t
-         join devnet_transactions x on x.chain_id = t.chain_id and x.hash = t.tx_hash
-        where t.chain_id = ${chainId} and t.to_address = ${address} and t.asset = ${asset}
-          and (x.status = 'mined' or (x.status = 'pending' and x.kind = 'credit' and x.seq < ${seq}::bigint))) as incoming,
-      (select coalesce(sum(t.amount), 0) from devnet_transfers t
-         join devnet_transactions x on x.chain_id = t.chain_id and x.hash = t.tx_hash
-        where t.chain_id = ${chainId} and t.from_address = ${address} and t.asset = ${asset} and x.kind = 'signed'
-          and (x.status = 'mined' or (x.status = 'pending' and x.error is null and x.seq < ${seq}::bigint))) as outgoing,
-      (select coalesce(sum(x.fee), 0) from devnet_transactions x
-        where x.chain_id = ${chainId} and x.sender = ${address} and x.kind = 'signed'
-          and (x.status in ('mined', 'failed') or (x.status = 'pending' and x.seq < ${seq}::bigint))) as fees
+      (select b.amount from devnet_balances b where b.chain_id = ${chainId} and b.address = ${address} and b.asset = ${asset}) as confirmed,
+      (select coalesce(sum(m.amount), 0) from moving m where m.kind = 'credit' and m.to_address = ${address} and m.asset = ${asset}) as incoming,
+      (select coalesce(sum(m.amount), 0) from moving m where m.kind = 'signed' and m.error is null and m.from_address = ${address} and m.asset = ${asset}) as outgoing,
+      (select coalesce(sum(p.fee), 0) from pending p where p.kind = 'signed' and p.sender = ${address}) as fees
   `.execute(db);
   const row = rows[0]!;
-  return toBigInt(row.incoming) - toBigInt(row.outgoing) - (asset === 'native' ? toBigInt(row.fees) : 0n);
+  return toBigInt(row.confirmed) + toBigInt(row.incoming) - toBigInt(row.outgoing) - (asset === 'native' ? toBigInt(row.fees) : 0n);
 };
 
-/** Transactions an account has signed that used up a nonce/sequence: mined or failed, and pending ones in view. */
+/** Transactions an account has signed that used up a nonce/sequence: mined or failed (the running total), and pending ones in view. */
 export const usedNonces = async (db: DevnetDb, chainId: string, sender: string, view: StateView): Promise<number> => {
-  const { rows } = await sql<{ used: string }>`
-    select count(*) as used from devnet_transactions x
-     where x.chain_id = ${chainId} and x.sender = ${sender} and x.kind = 'signed'
-       and (x.status in ('mined', 'failed') or (x.status = 'pending' and x.seq < ${view.beforeSeq}::bigint))
+  const { rows } = await sql<{ confirmed: number | null; pending: string }>`
+    with pending as materialized (${pendingInView(chainId, view)})
+    select
+      (select n.used from devnet_nonces n where n.chain_id = ${chainId} and n.address = ${sender}) as confirmed,
+      (select count(*) from pending p where p.kind = 'signed' and p.sender = ${sender}) as pending
   `.execute(db);
-  return Number(rows[0]!.used);
+  const row = rows[0]!;
+  return (row.confirmed ?? 0) + Number(row.pending);
 };
 
 /** XRPL accounts start at sequence 1 here (a real ledger starts them at the ledger index that funded them). */

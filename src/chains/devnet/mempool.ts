@@ -86,6 +86,34 @@ const requiredFunds = (entry: MempoolEntry): Map<string, bigint> => {
   return required;
 };
 
+/** What an account chain's check reads: nonces used and balances, as one view of the chain sees them. */
+export interface AccountsInView {
+  usedNonces(sender: string): Promise<number>;
+  balance(address: string, asset: string): Promise<bigint>;
+}
+
+/** The view read from the devnet's tables, a statement a question. */
+export const accountsInTables = (trx: DevnetDb, chainId: string, view: StateView): AccountsInView => ({
+  usedNonces: (sender) => usedNonces(trx, chainId, sender, view),
+  balance: (address, asset) => accountBalance(trx, chainId, address, asset, view),
+});
+
+/** Why an account chain (EVM, Tron, XRP) refuses a signed transaction in `accounts`' view: its nonce/sequence, then its funds. */
+export const accountRefusal = async (chain: ChainDefinition, entry: MempoolEntry & { sender: string }, accounts: AccountsInView): Promise<string | null> => {
+  if (chain.family === 'evm' || chain.family === 'xrp') {
+    const expected = firstNonce(chain) + (await accounts.usedNonces(entry.sender));
+    if (entry.nonce !== expected) {
+      const word = chain.family === 'evm' ? 'nonce' : 'sequence';
+      return `${word} ${entry.nonce} is not the account's next ${word} (${expected})`;
+    }
+  }
+  for (const [asset, required] of requiredFunds(entry)) {
+    const balance = await accounts.balance(entry.sender, asset);
+    if (balance < required) return `insufficient funds: ${entry.sender} holds ${balance} of ${asset}, the transaction needs ${required}`;
+  }
+  return null;
+};
+
 /**
  * Why a node would refuse a signed transaction against the state in `view`, or null. The same
  * rules admit a broadcast (against the whole mempool) and re-check a pending transaction when it is
@@ -104,16 +132,5 @@ export const admissionRefusal = async (trx: DevnetDb, chain: ChainDefinition, en
     }
     return null;
   }
-  if (chain.family === 'evm' || chain.family === 'xrp') {
-    const expected = firstNonce(chain) + (await usedNonces(trx, chain.id, entry.sender, view));
-    if (entry.nonce !== expected) {
-      const word = chain.family === 'evm' ? 'nonce' : 'sequence';
-      return `${word} ${entry.nonce} is not the account's next ${word} (${expected})`;
-    }
-  }
-  for (const [asset, required] of requiredFunds(entry)) {
-    const balance = await accountBalance(trx, chain.id, entry.sender, asset, view);
-    if (balance < required) return `insufficient funds: ${entry.sender} holds ${balance} of ${asset}, the transaction needs ${required}`;
-  }
-  return null;
+  return accountRefusal(chain, { ...entry, sender: entry.sender }, accountsInTables(trx, chain.id, view));
 };

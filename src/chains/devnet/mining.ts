@@ -4,7 +4,10 @@ import type { DecodedTransfer } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import type { ChainState } from './chain-state.js';
 import { blockHash } from './hashes.js';
-import { admissionRefusal, type MempoolEntry } from './mempool.js';
+import { sql } from 'kysely';
+import { BlockAccounts } from './block-accounts.js';
+import { accountRefusal, admissionRefusal, type MempoolEntry } from './mempool.js';
+import { countInTotals } from './totals.js';
 import type { DevnetDb } from './tables.js';
 
 /** A block takes at most this many mempool transactions; the rest wait for the next one. */
@@ -69,26 +72,60 @@ const leftOut = (entry: MempoolEntry, policy: MiningPolicy, waiting: ReadonlySet
 };
 
 /**
- * Mines one block on top of the head (inside withLockedChain): the mempool in order, each
- * transaction re-checked against what precedes it (one a reorg made invalid is dropped); a
- * transaction admitted to fail is mined as failed (fee charged, transfers not applied).
+ * Why the block drops each pending transaction it re-checks, in mempool order: each against what
+ * precedes it (one a reorg made invalid is dropped); `included` holds the rest. Account chains
+ * check against the senders' totals held in memory (BlockAccounts); Bitcoin against its outputs.
  */
-export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, policy: MiningPolicy = { minimumFeeRate: null }): Promise<BlockHeader> => {
+const recheck = async (trx: DevnetDb, state: ChainState, pending: Awaited<ReturnType<typeof pendingEntries>>, policy: MiningPolicy) => {
   const { chain } = state;
   const included: MempoolEntry[] = [];
+  const dropped: { hash: string; refusal: string }[] = [];
+  if (chain.family !== 'bitcoin') {
+    const accounts = await BlockAccounts.load(trx, chain.id, pending.map(({ entry }) => entry));
+    for (const { entry } of pending) {
+      const refusal = entry.kind === 'signed' && entry.sender !== null ? await accountRefusal(chain, { ...entry, sender: entry.sender }, accounts) : null;
+      if (refusal) {
+        dropped.push({ hash: entry.hash, refusal });
+        continue;
+      }
+      accounts.include(entry);
+      included.push(entry);
+    }
+    return { included, dropped };
+  }
   const waiting = new Set<string>();
-  for (const { seq, entry } of await pendingEntries(trx, chain.id)) {
-    if (chain.family === 'bitcoin' && leftOut(entry, policy, waiting)) {
+  for (const { seq, entry } of pending) {
+    if (leftOut(entry, policy, waiting)) {
       waiting.add(entry.hash);
       continue;
     }
+    // each refusal is written before the next check, which reads the outputs' spenders from the tables
     const refusal = await admissionRefusal(trx, chain, entry, { beforeSeq: seq });
-    if (refusal) {
-      await trx.updateTable('devnet_transactions').set({ status: 'dropped', error: refusal }).where('chain_id', '=', chain.id).where('hash', '=', entry.hash).execute();
-    } else {
-      included.push(entry);
-    }
+    if (refusal) await dropAll(trx, chain.id, [{ hash: entry.hash, refusal }]);
+    else included.push(entry);
   }
+  return { included, dropped: [] };
+};
+
+/** Marks transactions dropped with their refusals: one statement for all of them. */
+const dropAll = async (trx: DevnetDb, chainId: string, dropped: readonly { hash: string; refusal: string }[]) => {
+  if (dropped.length === 0) return;
+  await sql`
+    update devnet_transactions x set status = 'dropped', error = d.refusal
+      from unnest(${dropped.map((drop) => drop.hash)}::text[], ${dropped.map((drop) => drop.refusal)}::text[]) as d(hash, refusal)
+     where x.chain_id = ${chainId} and x.hash = d.hash`.execute(trx);
+};
+
+/**
+ * Mines one block on top of the head (inside withLockedChain): the mempool in order, each
+ * transaction re-checked against what precedes it (one a reorg made invalid is dropped); a
+ * transaction admitted to fail is mined as failed (fee charged, transfers not applied). The
+ * confirmed running totals take the block's transactions in the same transaction.
+ */
+export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, policy: MiningPolicy = { minimumFeeRate: null }): Promise<BlockHeader> => {
+  const { chain } = state;
+  const { included, dropped } = await recheck(trx, state, await pendingEntries(trx, chain.id), policy);
+  await dropAll(trx, chain.id, dropped);
   const number = state.head.number + 1;
   const timestamp = laterOf(now, state.head.timestamp);
   const hash = blockHash(chain, { number, parentHash: state.head.hash, timestamp, transactionHashes: included.map((entry) => entry.hash), salt: state.reorgCount });
@@ -101,6 +138,7 @@ export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, pol
   if (failing.length > 0) {
     await trx.updateTable('devnet_transactions').set({ status: 'failed', block_number: number }).where('chain_id', '=', chain.id).where('hash', 'in', failing).execute();
   }
+  await countInTotals(trx, chain.id, included.map((entry) => entry.hash), 1);
   await trx.updateTable('devnet_chains').set({ head_number: number }).where('chain_id', '=', chain.id).execute();
   const header: BlockHeader = { number, hash, parentHash: state.head.hash, timestamp: timestamp.toISOString() };
   state.head = header;
@@ -126,6 +164,9 @@ export const reorganize = async (trx: DevnetDb, state: ChainState, depth: number
     });
   }
   const forkPoint = state.head.number - depth;
+  // the running totals give back what the replaced blocks' transactions moved, before they are dropped
+  const replacedTransactions = await trx.selectFrom('devnet_transactions').select('hash').where('chain_id', '=', chain.id).where('block_number', '>', forkPoint).execute();
+  await countInTotals(trx, chain.id, replacedTransactions.map((row) => row.hash), -1);
   await trx
     .updateTable('devnet_transactions')
     .set({ status: 'dropped', block_number: null, error: 'dropped by a reorg' })

@@ -71,6 +71,21 @@ export interface DevnetAccountsTable {
   requires_destination_tag: boolean;
 }
 
+/** migration 20261126T1700: confirmed balances kept as running totals (mining and reorgs keep them) */
+export interface DevnetBalancesTable {
+  chain_id: string;
+  address: string;
+  asset: string;
+  amount: string;
+}
+
+/** migration 20261126T1700: nonces/sequences used by mined or failed signed transactions, per sender */
+export interface DevnetNoncesTable {
+  chain_id: string;
+  address: string;
+  used: number;
+}
+
 export interface DevnetDatabase {
   devnet_chains: DevnetChainsTable;
   devnet_blocks: DevnetBlocksTable;
@@ -78,6 +93,8 @@ export interface DevnetDatabase {
   devnet_transfers: DevnetTransfersTable;
   devnet_spends: DevnetSpendsTable;
   devnet_accounts: DevnetAccountsTable;
+  devnet_balances: DevnetBalancesTable;
+  devnet_nonces: DevnetNoncesTable;
 }
 
 export type DevnetDb = Kysely<DevnetDatabase>;
