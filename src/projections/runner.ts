@@ -129,12 +129,15 @@ export class ProjectionRunner {
     });
     await client.query(`listen ${RESET_CHANNEL}`);
     const session = projectionSession(client);
+    const maxBatchSize = batchSize ?? DEFAULT_BATCH_SIZE;
     const batches = subscription[Symbol.asyncIterator]();
     let next = batches.next();
     try {
       for (;;) {
-        const { done, value: batch } = await next;
+        const { done, value: ready } = await next;
         if (done || signal.aborted) break;
+        // the batch became ready while the last one was applied: what was handed since goes with it
+        const batch = ready.length < maxBatchSize ? ready.concat(subscription.takeQueued(maxBatchSize - ready.length)) : ready;
         // the following batch is read (on the pool, or by the shared read) while this one is applied
         // (on this session): under load an event waits for one round of both, not for the one then the other
         next = batches.next();

@@ -1,6 +1,16 @@
 import { matchesEventFilter, type EventFilter, type EventStore, type RecordedEvent, type Subscription } from '../eventstore/port.js';
 import { unionOf } from './rebuild-pass.js';
 
+/** A follower's batches, and the events handed to it that its next batch would bring. */
+export interface FollowedEvents extends Subscription {
+  /**
+   * Takes, at most `maxCount`, the events already handed that follow the last batch (none while it
+   * still has events to read on its own first): a runner whose next batch was ready before it
+   * finished the last one applies what came meanwhile with it, in one transaction instead of two.
+   */
+  takeQueued(maxCount: number): RecordedEvent[];
+}
+
 export interface FollowOptions {
   /** its checkpoint: it is handed the events its filter takes after this */
   afterPosition: bigint;
@@ -69,7 +79,7 @@ export class SharedProjectionReads {
   }
 
   /** the events `options.filter` takes after `options.afterPosition`, in order, in batches: catch-up, then live */
-  follow(options: FollowOptions): Subscription {
+  follow(options: FollowOptions): FollowedEvents {
     const follower: Follower = {
       filter: options.filter,
       takes: matchesEventFilter(options.filter),
@@ -90,6 +100,7 @@ export class SharedProjectionReads {
     };
     return {
       close,
+      takeQueued: (maxCount) => (follower.gap || maxCount <= 0 ? [] : follower.queue.splice(0, maxCount)),
       [Symbol.asyncIterator]: () => ({
         next: () => this.next(follower),
         return: async () => {

@@ -146,6 +146,37 @@ describe('one read of the store for every projection runner', () => {
     await appliedOnce(slow.category, slow.projection);
   });
 
+  it('a runner applies in one batch every event handed to it while it applied the last one', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = await totalsProjection();
+    const fast = await totalsProjection();
+    const sizes: number[] = [];
+    const recorded: Projection = {
+      ...slow.projection,
+      handleBatch: async (trx, events) => {
+        sizes.push(events.length);
+        await held;
+        for (const event of events) await slow.projection.handle(trx, event);
+      },
+    };
+    const reads = new SharedProjectionReads(store, [slow.projection.filter, fast.projection.filter], { batchSize: 10 });
+    runner(recorded, reads).start();
+    runner(fast.projection, reads).start();
+    await reached(fast.projection.name, await append(fast.category, 1));
+    await append(slow.category, 1); // its first batch, held while it is applied
+    while (sizes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // five more, one append at a time; the fast runner at the last one means all were handed (one hand-off for both)
+    for (let index = 1; index < 6; index++) {
+      await append(slow.category, 1, index);
+      await reached(fast.projection.name, await append(fast.category, 1, index));
+    }
+    release();
+    await reached(slow.projection.name, (await store.readAll({ filter: { categories: [slow.category] }, maxCount: 100 })).at(-1)!.position);
+    expect(sizes).toEqual([1, 5]);
+    await appliedOnce(slow.category, slow.projection);
+  });
+
   it('a batch that fails in one projection commits nothing of it there, and nothing of it is lost or doubled in either', async () => {
     let poisoned = true;
     const failing = await totalsProjection({ failOn: (index) => poisoned && index === 7 });
