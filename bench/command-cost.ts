@@ -5,7 +5,8 @@
  * `pg_stat_statements` loaded (the service adopts it), bootstraps an organization, funds BENCH_COMMAND_TOKENS tokens (1), warms up, then runs the load
  * of `npm run bench` for BENCH_SECONDS (15) from BENCH_CONNECTIONS (64) and prints, per created
  * withdrawal: statements, transactions, service CPU, PostgreSQL CPU (every server process, read
- * from /proc), and the statements that took PostgreSQL the most time. Everything that ran meanwhile is counted
+ * from /proc), the statements that took PostgreSQL the most time, and where a request waits (its
+ * ledger batch's stages, from the API process's /metrics). Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
  * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
@@ -32,6 +33,7 @@ import { bootstrapWithOwnReceiver, fundOrganization, listTokens, type TokenInfo 
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
+import { describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
 import { shortened } from './lib/server-cost.js';
 import { benchDataDir, startBenchService, type BenchService } from './lib/service.js';
@@ -155,10 +157,13 @@ await runBenchmark(async (lifecycle) => {
 
   progress(`load: ${connections} connections for ${seconds} s over ${tokens.length} token(s)`);
   const loaded = await measured.start();
+  const metricsBefore = await scrapeMetrics(service.url);
   const report = await runLoad(lifecycle, { ...plan, seconds, referencePrefix: `cost-${Date.now().toString(36)}` });
+  const metricsAfter = await scrapeMetrics(service.url);
   const cost = await loaded.end();
   const load = summarizeLoad(report);
   console.log(`\nPOST /withdrawals, ${connections} connections, ${seconds} s, ${header}\n`);
   console.log(`created ${num(load.created)} (${num(load.createdPerSecond)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ${num(load.errors)} errors`);
   printCost('created withdrawal', load.created, cost);
+  for (const line of describeRequestStages(metricsBefore, metricsAfter, load.created)) console.log(line);
 });

@@ -1,4 +1,4 @@
-import { ledgerBatchSize } from '../observability/metrics.js';
+import { ledgerBatchSize, ledgerRetries, ledgerStageDuration } from '../observability/metrics.js';
 import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
 import type { LedgerEvent, LedgerState } from '../domain/ledger/ledger.js';
@@ -46,6 +46,8 @@ interface Task {
   solo: boolean;
   /** decided on the ledger as read from the store, never as memory holds it (see runBatch) */
   freshLedger: boolean;
+  /** when it last joined the queue (performance.now()), for the stage figures */
+  queuedAt: number;
 }
 
 interface Accepted {
@@ -66,6 +68,23 @@ interface KeptLedger {
   state: LedgerState;
   expectedRevision: ExpectedRevision;
 }
+
+type Stage = 'queued' | 'load' | 'read' | 'decide' | 'append';
+
+/** each task's time in a stage that began at `since` (ms, performance.now()); returns now */
+const timed = (tasks: readonly Task[], stage: Stage, since: number): number => {
+  const now = performance.now();
+  tasks.forEach(() => ledgerStageDuration.observe({ stage }, (now - since) / 1000));
+  return now;
+};
+
+/** tasks put back in the queue, counted by why */
+const requeued = (tasks: Task[], cause: 'ledger_conflict' | 'stream_conflict' | 'stale_memory' | 'store_error') => {
+  if (tasks.length > 0) ledgerRetries.inc({ cause }, tasks.length);
+  const now = performance.now();
+  for (const task of tasks) task.queuedAt = now;
+  return tasks;
+};
 
 const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
   events.length === 0
@@ -124,7 +143,7 @@ export class LedgerBatcher {
     }
     this.queues.set(ledgerStream, queue);
     const settled = new Promise<Result & { position: bigint | null }>((resolve, reject) => {
-      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false, freshLedger: false });
+      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false, freshLedger: false, queuedAt: performance.now() });
     });
     if (!queue.running) void this.drain(ledgerStream, queue);
     return settled;
@@ -166,6 +185,8 @@ export class LedgerBatcher {
 
   private async runBatch(ledgerStream: string, queue: LedgerQueue, batch: Task[]): Promise<void> {
     ledgerBatchSize.observe(batch.length);
+    let since = performance.now();
+    for (const task of batch) ledgerStageDuration.observe({ stage: 'queued' }, (since - task.queuedAt) / 1000);
     const { store, clock } = batch[0]!.services;
     const now = clock();
     const inMemory = this.kept.get(ledgerStream);
@@ -178,13 +199,17 @@ export class LedgerBatcher {
       for (const task of batch) task.reject(error);
       return;
     }
-    if (!fromMemory) this.kept.set(ledgerStream, { store, ...loaded });
+    if (!fromMemory) {
+      this.kept.set(ledgerStream, { store, ...loaded });
+      since = timed(batch, 'load', since);
+    }
     let view: LedgerView = { ...loaded, attempt: 1 };
     const accepted: Accepted[] = [];
     const deferred: Task[] = [];
     const written = new Set<string>();
     const ledgerEvents: StreamAppend['events'] = [];
     const reads = await Promise.all(batch.map(({ decision, attempt }) => (decision.read ? decision.read(attempt).then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
+    since = timed(batch, 'read', since);
 
     for (const [index, task] of batch.entries()) {
       const read = reads[index]!;
@@ -224,7 +249,8 @@ export class LedgerBatcher {
       const appends = others.map(({ stream, expectedRevision, events }) => ({ stream, expectedRevision, events: toNewEvents(events, task.metadata, now) }));
       accepted.push({ task, appends, wrote: appends.length > 0 || ledgerDomainEvents.length > 0, result: decision.result });
     }
-    queue.tasks.unshift(...deferred);
+    since = timed(batch, 'decide', since);
+    queue.tasks.unshift(...requeued(deferred, 'stale_memory'));
     if (accepted.length === 0) return;
 
     const appends = accepted.flatMap(({ appends: own }) => own);
@@ -234,7 +260,7 @@ export class LedgerBatcher {
       return;
     }
     try {
-      const { position, streams } = await store.appendMany(appends);
+      const { position, streams } = await store.appendMany(appends).finally(() => timed(accepted.map(({ task }) => task), 'append', since));
       this.keepAfterAppend(ledgerStream, store, view, ledgerEvents.length > 0 ? streams.find(({ stream }) => stream === ledgerStream)?.revision : loaded.expectedRevision);
       for (const { task, result, wrote } of accepted) task.resolve({ ...result, position: wrote ? position : null });
     } catch (error) {
@@ -246,7 +272,7 @@ export class LedgerBatcher {
         // only the one the store refuses on its own gets the error
         if (accepted.length === 1) return accepted[0]!.task.reject(error);
         for (const { task } of accepted) task.solo = true;
-        queue.tasks.unshift(...accepted.map(({ task }) => task));
+        queue.tasks.unshift(...requeued(accepted.map(({ task }) => task), 'store_error'));
         return;
       }
       await this.retryAfterConflict(ledgerStream, queue, accepted, error);
@@ -277,7 +303,7 @@ export class LedgerBatcher {
       if (task.attempt > MAX_DECISION_ATTEMPTS) task.reject(conflict);
       else retry.push(task);
     }
-    queue.tasks.unshift(...retry);
+    queue.tasks.unshift(...requeued(retry, onLedger ? 'ledger_conflict' : 'stream_conflict'));
     if (onLedger) await pauseAfterConflict(Math.max(...retry.map((task) => task.attempt), 1));
   }
 }

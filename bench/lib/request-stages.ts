@@ -1,0 +1,55 @@
+/**
+ * Where a POST /withdrawals waits, from the API process's own /metrics read before and after a
+ * load: the mean time of a request, and of each stage of its ledger batch (queued for its batch,
+ * the ledger loaded, the batch's reads, its decisions, the append), per decision; the rest of the
+ * request (authentication, the organization, the request's checks, the answer) is the difference.
+ * Also the event store's group commits and the decisions sent back, by cause.
+ */
+
+/** `name{labels} value` lines of a Prometheus text page, summed per `name{labels}` */
+const parseSamples = (text: string): Map<string, number> => {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const space = line.lastIndexOf(' ');
+    const value = Number(line.slice(space + 1));
+    if (Number.isFinite(value)) samples.set(line.slice(0, space), value);
+  }
+  return samples;
+};
+
+export const scrapeMetrics = async (url: string): Promise<Map<string, number>> => parseSamples(await (await fetch(`${url}/metrics`)).text());
+
+const STAGES = ['queued', 'load', 'read', 'decide', 'append'] as const;
+const RETRY_CAUSES = ['ledger_conflict', 'stream_conflict', 'stale_memory', 'store_error'] as const;
+
+/** lines describing what happened between two scrapes of the API process */
+export const describeRequestStages = (before: Map<string, number>, after: Map<string, number>, created: number): string[] => {
+  const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+  const requestSum = delta('ledgergate_http_request_duration_seconds_sum{method="POST",route="/withdrawals"}');
+  const requests = delta('ledgergate_http_request_duration_seconds_count{method="POST",route="/withdrawals"}');
+  const ms = (seconds: number, count: number) => (count > 0 ? ((seconds / count) * 1000).toFixed(2) : '?');
+  const stageMs = STAGES.map((stage) => {
+    const sum = delta(`ledgergate_ledger_stage_duration_seconds_sum{stage="${stage}"}`);
+    return { stage, sum, perRequest: requests > 0 ? (sum / requests) * 1000 : Number.NaN };
+  });
+  const inBatcher = stageMs.reduce((total, { perRequest }) => total + perRequest, 0);
+  const requestMs = requests > 0 ? (requestSum / requests) * 1000 : Number.NaN;
+  const batches = delta('ledgergate_ledger_batch_size_count');
+  const decisions = delta('ledgergate_ledger_batch_size_sum');
+  const commits = delta('ledgergate_eventstore_append_duration_seconds_count');
+  const appends = delta('ledgergate_eventstore_append_batch_size_sum');
+  const retries = RETRY_CAUSES.map((cause) => `${cause} ${(delta(`ledgergate_ledger_retries_total{cause="${cause}"}`) / Math.max(created, 1)).toFixed(3)}`);
+  return [
+    `\nwhere a POST /withdrawals waits (the API process; mean ms per request over ${requests} requests):\n`,
+    '| stage | ms |',
+    '|---|---:|',
+    `| whole request (as the API timed it) | ${requestMs.toFixed(2)} |`,
+    ...stageMs.map(({ stage, perRequest }) => `| ledger batch: ${stage} | ${perRequest.toFixed(2)} |`),
+    `| outside the batcher (key, organization, checks, answer) | ${(requestMs - inBatcher).toFixed(2)} |`,
+    '',
+    `ledger batches: ${batches} of ${decisions} decisions (mean ${(decisions / Math.max(batches, 1)).toFixed(1)}); ` +
+      `group commits of the API: ${commits} for ${appends} appends, ${ms(delta('ledgergate_eventstore_append_duration_seconds_sum'), commits)} ms each`,
+    `decisions sent back per created withdrawal: ${retries.join(', ')}`,
+  ];
+};
