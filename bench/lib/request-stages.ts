@@ -1,7 +1,8 @@
 /**
  * Where a POST /withdrawals waits, from the API process's own /metrics read before and after a
  * load: the mean time of a request, and of each stage of its ledger batch (queued for its batch,
- * the ledger loaded, the batch's reads, its decisions, the append), per decision; the rest of the
+ * the ledger loaded, the batch's reads, its decisions, waiting behind the append in flight, its
+ * own append), per decision; the rest of the
  * request (authentication, the organization, the request's checks, the answer) is the difference.
  * Also the event store's group commits and the decisions sent back, by cause.
  */
@@ -20,8 +21,8 @@ const parseSamples = (text: string): Map<string, number> => {
 
 export const scrapeMetrics = async (url: string): Promise<Map<string, number>> => parseSamples(await (await fetch(`${url}/metrics`)).text());
 
-const STAGES = ['queued', 'load', 'read', 'decide', 'append'] as const;
-const RETRY_CAUSES = ['ledger_conflict', 'stream_conflict', 'stale_memory', 'store_error'] as const;
+const STAGES = ['queued', 'load', 'read', 'decide', 'behind', 'append'] as const;
+const RETRY_CAUSES = ['ledger_conflict', 'stream_conflict', 'stale_memory', 'store_error', 'previous_not_landed'] as const;
 
 /** lines describing what happened between two scrapes of the API process */
 export const describeRequestStages = (before: Map<string, number>, after: Map<string, number>, created: number): string[] => {

@@ -44,10 +44,11 @@ interface Task {
   attempt: number;
   /** decided again on its own: its last try conflicted on a stream of its own */
   solo: boolean;
-  /** decided on the ledger as read from the store, never as memory holds it (see runBatch) */
+  /** decided on the ledger as read from the store, never as memory holds it (see decideBatch) */
   freshLedger: boolean;
-  /** when it last joined the queue (performance.now()), for the stage figures */
+  /** when it last joined the queue, and when it was last decided (performance.now()), for the stage figures */
   queuedAt: number;
+  decidedAt: number;
 }
 
 interface Accepted {
@@ -57,9 +58,40 @@ interface Accepted {
   result: object;
 }
 
+/**
+ * A batch being decided, to be appended in one: its decisions so far, the ledger it was decided on
+ * (`base`) and the one its decisions leave (`view`), the ledger events and the other streams written.
+ */
+interface OpenBatch {
+  base: KeptLedger;
+  view: LedgerView;
+  accepted: Accepted[];
+  ledgerEvents: StreamAppend['events'];
+  /** streams its decisions name or write: a later decision on one of them waits for its append */
+  streams: Set<string>;
+  /** decided on a ledger memory holds (or will hold): a refusal, or a step no revision checks, is decided again on the store's */
+  fromMemory: boolean;
+}
+
+/** What an append, once answered, left to do: `landed` when the ledger stands where its batch left it. */
+interface AppendOutcome {
+  landed: boolean;
+  /** decisions to be decided again, in order, before anything still waiting */
+  putBack: Task[];
+}
+
+/** A batch's append on its way to the store: the ledger it will leave, the streams it writes, and its outcome. */
+interface InFlight {
+  leaves: KeptLedger;
+  streams: ReadonlySet<string>;
+  settled: Promise<AppendOutcome>;
+}
+
 interface LedgerQueue {
   tasks: Task[];
   running: boolean;
+  /** called when a task joins the queue (the batcher waits on it while an append is in flight) */
+  arrived: (() => void) | null;
 }
 
 /** A ledger as this process last decided on it or read it: its state at that revision, in the store it was read from. */
@@ -69,7 +101,7 @@ interface KeptLedger {
   expectedRevision: ExpectedRevision;
 }
 
-type Stage = 'queued' | 'load' | 'read' | 'decide' | 'append';
+type Stage = 'queued' | 'load' | 'read' | 'decide' | 'behind' | 'append';
 
 /** each task's time in a stage that began at `since` (ms, performance.now()); returns now */
 const timed = (tasks: readonly Task[], stage: Stage, since: number): number => {
@@ -79,7 +111,7 @@ const timed = (tasks: readonly Task[], stage: Stage, since: number): number => {
 };
 
 /** tasks put back in the queue, counted by why */
-const requeued = (tasks: Task[], cause: 'ledger_conflict' | 'stream_conflict' | 'stale_memory' | 'store_error') => {
+const requeued = (tasks: Task[], cause: 'ledger_conflict' | 'stream_conflict' | 'stale_memory' | 'store_error' | 'previous_not_landed') => {
   if (tasks.length > 0) ledgerRetries.inc({ cause }, tasks.length);
   const now = performance.now();
   for (const task of tasks) task.queuedAt = now;
@@ -111,6 +143,9 @@ const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
  *   above 1), read and decided again; the others go on as a batch.
  * - At most `maxQueuedPerLedger` commands wait on one ledger; beyond that SERVICE_UNAVAILABLE at once.
  *
+ * - Pipelined: while a batch's append is in flight, what arrives is decided on the ledger that
+ *   append will leave and appended after it landed (see `drain`).
+ *
  * The ledger is kept in memory between batches (at most `maxKeptLedgers`), write-through: after a
  * successful append the batcher keeps the state it decided on, at the revision the append gave it;
  * a conflict on the ledger or a failed append drops it and the next batch reads the store. Memory
@@ -137,14 +172,15 @@ export class LedgerBatcher {
     metadata: CommandMetadata,
     decision: LedgerDecision<Result, Read>,
   ): Promise<Result & { position: bigint | null }> {
-    const queue = this.queues.get(ledgerStream) ?? { tasks: [], running: false };
+    const queue = this.queues.get(ledgerStream) ?? { tasks: [], running: false, arrived: null };
     if (queue.tasks.length >= this.maxQueuedPerLedger) {
       return Promise.reject(new DomainError('SERVICE_UNAVAILABLE', 'Too many commands are waiting on one ledger; retry shortly', { stream: ledgerStream }));
     }
     this.queues.set(ledgerStream, queue);
     const settled = new Promise<Result & { position: bigint | null }>((resolve, reject) => {
-      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false, freshLedger: false, queuedAt: performance.now() });
+      queue.tasks.push({ services, metadata, decision: decision as LedgerDecision<object, unknown>, resolve: resolve as Task['resolve'], reject, attempt: 1, solo: false, freshLedger: false, queuedAt: performance.now(), decidedAt: 0 });
     });
+    queue.arrived?.();
     if (!queue.running) void this.drain(ledgerStream, queue);
     return settled;
   }
@@ -154,25 +190,84 @@ export class LedgerBatcher {
     return this.queues.size;
   }
 
+  /**
+   * One batch at a time is appended. While its append is in flight, the commands that arrive are
+   * decided already, on the ledger that append will leave, into the next batch; that batch is
+   * appended once the one before it landed at the revision it was decided for. When it did not
+   * land (a conflict, a failure, another revision), every decision made on it is put back, behind
+   * the in-flight batch's own, and decided again: nothing is appended on a ledger the store does
+   * not hold, and no decision overtakes one queued before it.
+   */
   private async drain(ledgerStream: string, queue: LedgerQueue): Promise<void> {
     queue.running = true;
+    let inFlight: InFlight | null = null;
+    let open: OpenBatch | null = null;
     try {
-      while (queue.tasks.length > 0) await this.runBatch(ledgerStream, queue, this.takeBatch(queue));
+      while (queue.tasks.length > 0 || inFlight || open) {
+        if (!inFlight) {
+          if (open) {
+            inFlight = this.appendBatch(ledgerStream, open);
+            open = null;
+          } else {
+            open = await this.decideBatch(ledgerStream, queue, this.takeBatch(queue, new Set(), this.maxBatch), null, null);
+          }
+          continue;
+        }
+        const room = this.maxBatch - (open?.accepted.length ?? 0);
+        const batch = queue.tasks.length > 0 && room > 0 && !this.needsStoredLedger(queue, inFlight) ? this.takeBatch(queue, new Set([...inFlight.streams, ...(open?.streams ?? [])]), room) : [];
+        if (batch.length > 0) {
+          open = await this.decideBatch(ledgerStream, queue, batch, inFlight, open);
+          continue;
+        }
+        // nothing to decide now: wait for the append, or for a new command while there is room for it
+        const settled = await this.untilSettledOrArrival(queue, inFlight, room > 0 && queue.tasks.length === 0);
+        if (!settled) continue;
+        inFlight = null;
+        if (!settled.landed) {
+          // decided on a ledger that was not written: decided again, after the batch it followed
+          this.putBack(queue, [...settled.putBack, ...requeued(open?.accepted.map(({ task }) => task) ?? [], 'previous_not_landed')]);
+          open = null;
+        }
+      }
     } finally {
       queue.running = false;
+      queue.arrived = null;
       if (this.queues.get(ledgerStream) === queue) this.queues.delete(ledgerStream);
     }
   }
 
-  /** the first task alone if it must go solo; else, in order, up to maxBatch tasks with no stream named twice (the rest wait, in order) */
-  private takeBatch(queue: LedgerQueue): Task[] {
+  /** the append's outcome once answered; null when a command arrived first (only while `orArrival`) */
+  private async untilSettledOrArrival(queue: LedgerQueue, inFlight: InFlight, orArrival: boolean): Promise<AppendOutcome | null> {
+    if (!orArrival) return inFlight.settled;
+    const arrival = new Promise<null>((resolve) => {
+      queue.arrived = () => resolve(null);
+    });
+    try {
+      return await Promise.race([inFlight.settled, arrival]);
+    } finally {
+      queue.arrived = null;
+    }
+  }
+
+  /** the next decisions must wait for the append in flight to be answered: a try alone, one on the store's ledger, or one for another store */
+  private needsStoredLedger(queue: LedgerQueue, inFlight: InFlight): boolean {
+    if (queue.tasks[0]!.solo || queue.tasks[0]!.services.store !== inFlight.leaves.store) return true;
+    return queue.tasks.slice(0, this.maxBatch).some((task) => task.freshLedger);
+  }
+
+  private putBack(queue: LedgerQueue, tasks: readonly Task[]) {
+    queue.tasks.unshift(...tasks);
+  }
+
+  /** the first task alone if it must go solo; else, in order, up to `room` tasks with no stream named twice or in `busy` (the rest wait, in order) */
+  private takeBatch(queue: LedgerQueue, busy: ReadonlySet<string>, room: number): Task[] {
     if (queue.tasks[0]!.solo) return queue.tasks.splice(0, 1);
     const batch: Task[] = [];
     const waiting: Task[] = [];
     const named = new Set<string>();
     for (const task of queue.tasks) {
       const stream = task.decision.stream;
-      if (batch.length >= this.maxBatch || task.solo || (stream !== undefined && named.has(stream))) {
+      if (batch.length >= room || task.solo || (stream !== undefined && (named.has(stream) || busy.has(stream)))) {
         waiting.push(task);
         continue;
       }
@@ -183,31 +278,39 @@ export class LedgerBatcher {
     return batch;
   }
 
-  private async runBatch(ledgerStream: string, queue: LedgerQueue, batch: Task[]): Promise<void> {
-    ledgerBatchSize.observe(batch.length);
+  /** the batch a decision goes into: the open one, a new one on the ledger the append in flight will leave, on memory's, or on the store's */
+  private async batchFor(ledgerStream: string, batch: Task[], inFlight: InFlight | null, open: OpenBatch | null): Promise<OpenBatch> {
+    if (open) return open;
+    const opened = (base: KeptLedger, fromMemory: boolean): OpenBatch => ({ base, view: { state: base.state, expectedRevision: base.expectedRevision, attempt: 1 }, accepted: [], ledgerEvents: [], streams: new Set(), fromMemory });
+    if (inFlight) return opened(inFlight.leaves, true);
+    const { store } = batch[0]!.services;
+    const inMemory = this.kept.get(ledgerStream);
+    if (inMemory?.store === store && !batch.some((task) => task.freshLedger)) return opened(inMemory, true);
+    const loaded = { store, ...(await loadLedger(store, ledgerStream)) };
+    this.kept.set(ledgerStream, loaded);
+    return opened(loaded, false);
+  }
+
+  /**
+   * The batch's reads and decisions, on `batchFor`'s ledger, added to the open batch (or a new one,
+   * returned; null when nothing in it is to be appended); what is refused is answered, what must be
+   * decided again is put back.
+   */
+  private async decideBatch(ledgerStream: string, queue: LedgerQueue, batch: Task[], inFlight: InFlight | null, open: OpenBatch | null): Promise<OpenBatch | null> {
     let since = performance.now();
     for (const task of batch) ledgerStageDuration.observe({ stage: 'queued' }, (since - task.queuedAt) / 1000);
-    const { store, clock } = batch[0]!.services;
-    const now = clock();
-    const inMemory = this.kept.get(ledgerStream);
-    const fromMemory = inMemory?.store === store && !batch.some((task) => task.freshLedger) ? inMemory : undefined;
-    let loaded: { state: LedgerState; expectedRevision: ExpectedRevision };
+    const now = batch[0]!.services.clock();
+    let into: OpenBatch;
     try {
-      loaded = fromMemory ?? (await loadLedger(store, ledgerStream));
+      into = await this.batchFor(ledgerStream, batch, inFlight, open);
     } catch (error) {
       this.kept.delete(ledgerStream);
       for (const task of batch) task.reject(error);
-      return;
+      return open;
     }
-    if (!fromMemory) {
-      this.kept.set(ledgerStream, { store, ...loaded });
-      since = timed(batch, 'load', since);
-    }
-    let view: LedgerView = { ...loaded, attempt: 1 };
-    const accepted: Accepted[] = [];
+    if (!into.fromMemory && into.accepted.length === 0) since = timed(batch, 'load', since);
+    const { fromMemory } = into;
     const deferred: Task[] = [];
-    const written = new Set<string>();
-    const ledgerEvents: StreamAppend['events'] = [];
     const reads = await Promise.all(batch.map(({ decision, attempt }) => (decision.read ? decision.read(attempt).then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
     since = timed(batch, 'read', since);
 
@@ -220,7 +323,7 @@ export class LedgerBatcher {
       };
       try {
         if ('error' in read) throw read.error;
-        decision = await task.decision.decide({ ...view, attempt: task.attempt }, now, read.value);
+        decision = await task.decision.decide({ ...into.view, attempt: task.attempt }, now, read.value);
       } catch (error) {
         // refused on the ledger as memory holds it: decided again on the store's before it is refused
         if (fromMemory && error instanceof DomainError && !('error' in read)) onStoredLedger();
@@ -234,35 +337,56 @@ export class LedgerBatcher {
         onStoredLedger();
         continue;
       }
-      if (others.some((append) => written.has(append.stream))) {
+      if (others.some((append) => into.streams.has(append.stream))) {
         deferred.push(task);
         continue;
       }
-      if (onLedger.length > 1 || (onLedger[0] && onLedger[0].expectedRevision !== view.expectedRevision)) {
+      if (onLedger.length > 1 || (onLedger[0] && onLedger[0].expectedRevision !== into.view.expectedRevision)) {
         task.reject(new Error(`a ledger decision must append once, at the revision it was given (${ledgerStream})`));
         continue;
       }
-      for (const append of others) written.add(append.stream);
+      for (const append of others) into.streams.add(append.stream);
+      if (task.decision.stream !== undefined) into.streams.add(task.decision.stream);
       const ledgerDomainEvents = (onLedger[0]?.events ?? []) as LedgerEvent[];
-      ledgerEvents.push(...toNewEvents(ledgerDomainEvents, task.metadata, now));
-      view = advance(view, ledgerDomainEvents);
+      into.ledgerEvents.push(...toNewEvents(ledgerDomainEvents, task.metadata, now));
+      into.view = advance(into.view, ledgerDomainEvents);
       const appends = others.map(({ stream, expectedRevision, events }) => ({ stream, expectedRevision, events: toNewEvents(events, task.metadata, now) }));
-      accepted.push({ task, appends, wrote: appends.length > 0 || ledgerDomainEvents.length > 0, result: decision.result });
+      into.accepted.push({ task, appends, wrote: appends.length > 0 || ledgerDomainEvents.length > 0, result: decision.result });
     }
-    since = timed(batch, 'decide', since);
-    queue.tasks.unshift(...requeued(deferred, 'stale_memory'));
-    if (accepted.length === 0) return;
+    const decidedAt = timed(batch, 'decide', since);
+    for (const task of batch) task.decidedAt = decidedAt;
+    this.putBack(queue, requeued(deferred, 'stale_memory'));
+    return into.accepted.length > 0 ? into : null;
+  }
 
+  /**
+   * The batch's one atomic append, started now and answered when it settles: each decision resolved
+   * or put back to be decided again; `landed` when the ledger is where the batch left it, at the
+   * revision it was decided for (only then may a batch decided on it be appended).
+   */
+  private appendBatch(ledgerStream: string, batch: OpenBatch): InFlight {
+    const { accepted, ledgerEvents, base, view } = batch;
+    ledgerBatchSize.observe(accepted.length);
     const appends = accepted.flatMap(({ appends: own }) => own);
-    if (ledgerEvents.length > 0) appends.push({ stream: ledgerStream, expectedRevision: loaded.expectedRevision, events: ledgerEvents });
+    if (ledgerEvents.length > 0) appends.push({ stream: ledgerStream, expectedRevision: base.expectedRevision, events: ledgerEvents });
+    const leaves = { store: base.store, state: view.state, expectedRevision: view.expectedRevision };
+    return { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves) };
+  }
+
+  private async settleAppend(ledgerStream: string, accepted: Accepted[], appends: StreamAppend[], base: KeptLedger, leaves: KeptLedger): Promise<AppendOutcome> {
+    const { store } = base;
     if (appends.length === 0) {
       for (const { task, result } of accepted) task.resolve({ ...result, position: null });
-      return;
+      return { landed: true, putBack: [] };
     }
+    const since = performance.now();
+    for (const { task } of accepted) ledgerStageDuration.observe({ stage: 'behind' }, (since - task.decidedAt) / 1000);
+    const ledgerMoved = appends.some(({ stream }) => stream === ledgerStream);
     try {
       const { position, streams } = await store.appendMany(appends).finally(() => timed(accepted.map(({ task }) => task), 'append', since));
-      this.keepAfterAppend(ledgerStream, store, view, ledgerEvents.length > 0 ? streams.find(({ stream }) => stream === ledgerStream)?.revision : loaded.expectedRevision);
+      const landed = this.keepAfterAppend(ledgerStream, leaves, ledgerMoved ? streams.find(({ stream }) => stream === ledgerStream)?.revision : base.expectedRevision);
       for (const { task, result, wrote } of accepted) task.resolve({ ...result, position: wrote ? position : null });
+      return { landed, putBack: [] };
     } catch (error) {
       // a conflict on the ledger: memory is behind; any other failure: the append may or may not be written
       if (!(error instanceof WrongExpectedRevisionError) || error.stream === ledgerStream) this.kept.delete(ledgerStream);
@@ -270,19 +394,23 @@ export class LedgerBatcher {
         // the store refused the batch for another reason (one decision's data it cannot hold, say):
         // one tenant's command must not fail its neighbours', so each is decided again alone, and
         // only the one the store refuses on its own gets the error
-        if (accepted.length === 1) return accepted[0]!.task.reject(error);
+        if (accepted.length === 1) {
+          accepted[0]!.task.reject(error);
+          return { landed: false, putBack: [] };
+        }
         for (const { task } of accepted) task.solo = true;
-        queue.tasks.unshift(...requeued(accepted.map(({ task }) => task), 'store_error'));
-        return;
+        return { landed: false, putBack: requeued(accepted.map(({ task }) => task), 'store_error') };
       }
-      await this.retryAfterConflict(ledgerStream, queue, accepted, error);
+      return { landed: false, putBack: await this.retryAfterConflict(ledgerStream, accepted, error) };
     }
   }
 
-  /** write-through: the state decided on, kept at the revision the store answered (when they disagree, nothing is kept) */
-  private keepAfterAppend(ledgerStream: string, store: CommandServices['store'], view: LedgerView, revision: ExpectedRevision | undefined) {
-    if (revision !== undefined && revision === view.expectedRevision) this.kept.set(ledgerStream, { store, state: view.state, expectedRevision: view.expectedRevision });
+  /** write-through: the state decided on, kept at the revision the store answered (when they disagree, nothing is kept); true when kept */
+  private keepAfterAppend(ledgerStream: string, leaves: KeptLedger, revision: ExpectedRevision | undefined): boolean {
+    const landed = revision !== undefined && revision === leaves.expectedRevision;
+    if (landed) this.kept.set(ledgerStream, leaves);
     else this.kept.delete(ledgerStream);
+    return landed;
   }
 
   /** ledgers kept in memory (for tests and diagnostics) */
@@ -290,7 +418,8 @@ export class LedgerBatcher {
     return this.kept.size;
   }
 
-  private async retryAfterConflict(ledgerStream: string, queue: LedgerQueue, accepted: Accepted[], conflict: WrongExpectedRevisionError) {
+  /** the decisions of a batch that conflicted, to be decided again (those that tried too often are refused); after a pause when the ledger moved */
+  private async retryAfterConflict(ledgerStream: string, accepted: Accepted[], conflict: WrongExpectedRevisionError): Promise<Task[]> {
     const onLedger = conflict.stream === ledgerStream;
     const owners = new Set(accepted.filter(({ appends }) => appends.some((append) => append.stream === conflict.stream)).map(({ task }) => task));
     const retry: Task[] = [];
@@ -303,8 +432,8 @@ export class LedgerBatcher {
       if (task.attempt > MAX_DECISION_ATTEMPTS) task.reject(conflict);
       else retry.push(task);
     }
-    queue.tasks.unshift(...requeued(retry, onLedger ? 'ledger_conflict' : 'stream_conflict'));
     if (onLedger) await pauseAfterConflict(Math.max(...retry.map((task) => task.attempt), 1));
+    return requeued(retry, onLedger ? 'ledger_conflict' : 'stream_conflict');
   }
 }
 

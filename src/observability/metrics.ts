@@ -63,7 +63,7 @@ export const ledgerBatchSize = new Histogram({
 
 export const ledgerStageDuration = new Histogram({
   name: `${PREFIX}ledger_stage_duration_seconds`,
-  help: 'Time a decision on a ledger spends in each stage of its batch: queued (waiting for its batch), load (the ledger read from the store), read (what its decisions read), decide, append (the atomic append, group commit included)',
+  help: 'Time a decision on a ledger spends in each stage of its batch: queued (waiting for its batch), load (the ledger read from the store), read (what its decisions read), decide, behind (decided, waiting for the append in flight before its own), append (the atomic append, group commit included)',
   labelNames: ['stage'] as const,
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
   registers,
@@ -71,7 +71,7 @@ export const ledgerStageDuration = new Histogram({
 
 export const ledgerRetries = new Counter({
   name: `${PREFIX}ledger_retries_total`,
-  help: 'Decisions on a ledger sent back to be decided again, by cause: ledger_conflict (another writer moved the ledger), stream_conflict (another stream of the decision moved), stale_memory (refused or left alone on the ledger memory held), store_error',
+  help: 'Decisions on a ledger sent back to be decided again, by cause: ledger_conflict (another writer moved the ledger), stream_conflict (another stream of the decision moved), stale_memory (refused or left alone on the ledger memory held), store_error, previous_not_landed (decided on the ledger an append in flight would leave, which did not land)',
   labelNames: ['cause'] as const,
   registers,
 });
