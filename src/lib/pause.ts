@@ -16,3 +16,9 @@ export const pauseUnlessStopped = (ms: number, signal: AbortSignal): Promise<voi
 
 /** The delay before retrying after the n-th consecutive failure: doubling from `firstMs`, capped at `maxMs`. */
 export const backoffDelayMs = (attempt: number, firstMs: number, maxMs: number): number => Math.min(maxMs, firstMs * 2 ** Math.min(attempt, 7));
+
+/**
+ * How long from `nowMs` to the clock's next multiple of `periodMs` (never 0: a time on a multiple
+ * waits a whole period). Workers that pause this long wake together, whenever each finished.
+ */
+export const msUntilNextTick = (nowMs: number, periodMs: number): number => periodMs - (nowMs % periodMs);

@@ -1,13 +1,19 @@
 import { withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
+import { backoffDelayMs, msUntilNextTick, pauseUnlessStopped } from '../lib/pause.js';
 
 export interface ChainPassWorkerOptions {
   /** the database the worker takes its lock in (its own session) */
   database: PoolTarget;
   /** the pause between passes */
   pollMs?: number;
+  /**
+   * passes start on the clock's multiples of pollMs instead of pollMs after the last one ended, so
+   * the workers of a process that share a read of the store (the withdrawal processors) pass
+   * together and their passes share one read instead of one each
+   */
+  alignPasses?: boolean;
   /** delay before the n-th consecutive retry of an item (or a pass) that threw */
   failureDelayMs?: (attempt: number) => number;
   /** how often a standby worker tries to become the active one */
@@ -81,7 +87,8 @@ export abstract class ChainPassWorker {
           while (!signal.aborted) {
             await this.pass();
             failures = 0;
-            await pauseUnlessStopped(options.pollMs ?? 1000, signal);
+            const pollMs = options.pollMs ?? 1000;
+            await pauseUnlessStopped(options.alignPasses ? msUntilNextTick(Date.now(), pollMs) : pollMs, signal);
           }
         });
         if (!active) {

@@ -93,7 +93,8 @@ export const createWithdrawalProcessors = ({ chains, gateways, signer, wallets, 
       ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
       ...(gasBuffer === undefined ? {} : { gasBuffer }),
     };
-    processors.push(new WithdrawalProcessor({ ...options, services, database, events }));
+    // aligned passes: the processors' follows of the shared reader meet in one read a poll
+    processors.push(new WithdrawalProcessor({ alignPasses: true, ...options, services, database, events }));
   }
   return {
     processors,
