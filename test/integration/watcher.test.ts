@@ -150,6 +150,34 @@ describe('chain watchers over the devnet and the event store', () => {
     expect(await ledger(SEPOLIA)).toEqual({ available: 0n, pending: 0n, held: 0n });
   });
 
+  it('a pass that finds the head where its last complete pass left it reads nothing else; a new block, or a reorg at the same height, is worked as before', async () => {
+    const controls = devnet.controls(TRON_SHASTA);
+    const { address } = await account(TRON_SHASTA, 'settled-user');
+    const gateway = devnet.gateway(TRON_SHASTA);
+    const asked: string[] = [];
+    const counted: ChainGateway = {
+      ...gateway,
+      head: () => (asked.push('head'), gateway.head()),
+      block: (number) => (asked.push('block'), gateway.block(number)),
+      transfersInBlock: (number, to) => (asked.push('transfers'), gateway.transfersInBlock(number, to)),
+    };
+    const tron = watcher(counted);
+    await controls.mine(1);
+    await tron.catchUp();
+    asked.length = 0;
+    await tron.catchUp();
+    expect(asked).toEqual(['head']);
+
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 5_000_000n });
+    await tron.catchUp();
+    expect((await depositEvents(TRON_SHASTA, 'DepositDetected')).map((event) => event.data.txHash)).toContain(paid.txHash);
+
+    // the deposit's block replaced by one at the same height without it: the head's hash changed
+    await controls.reorg(1);
+    await tron.catchUp();
+    expect((await depositEvents(TRON_SHASTA)).filter((event) => event.data.txHash === paid.txHash).map((event) => event.type)).toEqual(['DepositDetected', 'DepositReverted']);
+  });
+
   it('a crash between recording and moving the cursor scans the block again and repeats nothing', async () => {
     const controls = devnet.controls(SEPOLIA);
     const { address } = await account(SEPOLIA, 'crash-user');

@@ -50,6 +50,8 @@ const LAG_REPORT_INTERVAL_MS = 60_000;
 const LAG_WARNING_BLOCKS = 100;
 /** deposits of one block recorded (or confirmed) at once: those of one ledger then share one append */
 const RECORDS_IN_FLIGHT = 64;
+/** the longest a watcher goes without a full pass while the chain's head stays put: a safety net, never needed for correctness */
+const FULL_PASS_EVERY_MS = 5_000;
 
 
 /** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
@@ -71,6 +73,13 @@ export class ChainWatcher {
   private readonly metadata: CommandMetadata;
   private readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
+  /**
+   * The head a complete pass left this watcher settled at (every block to it scanned, every deposit
+   * deep enough at it confirmed) and when: while the head stays the same block, a pass would only
+   * read what it read last time, so it stops after reading the head. A block's hash covers its
+   * parent's, so the same head means the same chain below it (no reorg).
+   */
+  private settled: { head: BlockHeader; atMs: number } | null = null;
 
   constructor(private readonly options: ChainWatcherOptions) {
     this.chainId = options.gateway.chain.id;
@@ -133,7 +142,11 @@ export class ChainWatcher {
           await pauseUnlessStopped(standbyRetryMs, signal);
           continue;
         }
-        if (this.state !== 'active') this.logger.info('chain watcher: active');
+        if (this.state !== 'active') {
+          this.logger.info('chain watcher: active');
+          // another watcher may have worked the chain meanwhile: the first pass is a full one
+          this.settled = null;
+        }
         this.state = 'active';
         const behind = await this.step();
         this.logStarted();
@@ -170,9 +183,11 @@ export class ChainWatcher {
   /** reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
   private async pass(): Promise<boolean> {
     const { gateway, services, startBlock = 0, blocksPerStep = 100 } = this.options;
+    const head = await gateway.head();
+    if (this.settledAt(head)) return false;
+    this.settled = null;
     await this.follower.refresh(this.stopController.signal);
     let cursor = await this.blockLog.cursor(startBlock, services.clock());
-    const head = await gateway.head();
     let previousHash: string | null = null;
     if (cursor > startBlock) {
       previousHash = await this.blockLog.hashOf(cursor - 1);
@@ -193,7 +208,16 @@ export class ChainWatcher {
     }
     await this.confirmDue(head.number, cursor);
     this.reportLag(cursor - 1, head.number);
+    // cut short by a stop or a lost lock: not settled, the next pass is a full one
+    if (last >= head.number && !this.stopping && this.options.locks.holds(this.chainId)) this.settled = { head, atMs: Date.now() };
     return last < head.number;
+  }
+
+  /** the last complete pass ended at this very head, not long ago: nothing changed that a pass would see */
+  private settledAt(head: BlockHeader): boolean {
+    const settled = this.settled;
+    if (!settled || settled.head.number !== head.number || settled.head.hash !== head.hash) return false;
+    return Date.now() - settled.atMs < FULL_PASS_EVERY_MS;
   }
 
   private startedLogged = false;
