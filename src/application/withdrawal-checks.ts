@@ -6,6 +6,7 @@ import { nativeToken, type TokenDefinition } from '../catalog/tokens.js';
 import { parseXrpRecipient } from '../chains/xrp/address.js';
 import type { Database } from '../db/database.js';
 import { DomainError } from '../errors.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 import type { Balances } from '../domain/ledger/ledger.js';
 import type { OrganizationChainWallets } from './organization-wallets.js';
 
@@ -15,11 +16,24 @@ import type { OrganizationChainWallets } from './organization-wallets.js';
  * caller read, or one question to the chain's gateway.
  */
 
+/** how many recipients, per process, are remembered as valid addresses of their chain */
+const KNOWN_VALID_RECIPIENTS = 10_000;
+
+/**
+ * Recipients this process has found valid, by chain: whether a string is an address of a chain is
+ * a pure function of the two, and an EVM checksum (keccak) costs more than the rest of the
+ * request's checks together. Only a valid answer is kept, so a refusal is always decided afresh.
+ */
+const validRecipients = new BoundedMap<string, true>(KNOWN_VALID_RECIPIENTS);
+
 /** INVALID_RECIPIENT_ADDRESS unless `recipient` is an address of the chain's family and network. */
 export const checkRecipient = (chain: ChainDefinition, recipient: string): void => {
+  const key = `${chain.id}\u0000${recipient}`;
+  if (validRecipients.get(key)) return;
   if (!addressCodecs[chain.family].isValidAddress(recipient, chain.network)) {
     throw new DomainError('INVALID_RECIPIENT_ADDRESS', `${recipient} is not a valid ${chain.name} address`, { chainId: chain.id, recipient });
   }
+  validRecipients.set(key, true);
 };
 
 const MAX_DESTINATION_TAG = 4_294_967_295;
