@@ -86,11 +86,17 @@ export const checkBounds = (token: TokenDefinition, amount: bigint): void => {
   }
 };
 
+/** how old an answer of the gas wallet's balance may be for a withdrawal it covers to be taken */
+export const RECENT_GAS_BALANCE_MS = 1_000;
+
 /**
  * EVM and Tron: the organization's gas wallet pays the network fee of a withdrawal, through the
  * settlement wallet's gas buffer where there is one; with less native currency in both together
- * than one transfer of this asset costs, it would only fail later. `buffered` (the buffer's
- * account) is read only when the gas wallet alone falls short.
+ * than one transfer of this asset costs, it would only fail later. The gas wallet's balance may be
+ * an answer up to RECENT_GAS_BALANCE_MS old when it covers the fee (the check only spares a
+ * withdrawal that would wait for gas; the processor checks again before it signs); a refusal is
+ * never decided on it: the balance is read again first. `buffered` (the buffer's account) is read
+ * only when the gas wallet alone falls short.
  */
 export const checkGas = async (
   chain: ChainDefinition,
@@ -103,10 +109,12 @@ export const checkGas = async (
 ): Promise<void> => {
   if (wallets.gasAddress === null) return;
   const asset = token.kind === 'native' ? 'native' : token.address;
-  const [gasWalletBalance, estimate] = await Promise.all([
-    gateway.balance(wallets.gasAddress, 'native'),
+  const [recentBalance, estimate] = await Promise.all([
+    gateway.balance(wallets.gasAddress, 'native', { recentMs: RECENT_GAS_BALANCE_MS }),
     gateway.estimateFee({ from: wallets.settlementAddress, to: recipient, asset, amount }),
   ]);
+  if (recentBalance >= estimate.fee) return;
+  const gasWalletBalance = await gateway.balance(wallets.gasAddress, 'native');
   if (gasWalletBalance < estimate.fee && gasWalletBalance + (await buffered()) < estimate.fee) {
     throw new DomainError('INSUFFICIENT_GAS', `The ${chain.name} gas wallet ${wallets.gasAddress} cannot pay this withdrawal’s fee: fund it with ${chain.properties.nativeCurrency}`, {
       chainId: chain.id,

@@ -81,8 +81,11 @@ export interface ChainGateway {
   block(number: number): Promise<BlockHeader | null>;
   /** the transfers in a canonical block to any of these addresses (all transfers when omitted) */
   transfersInBlock(number: number, toAddresses?: ReadonlySet<string>): Promise<BlockTransfer[]>;
-  /** confirmed balance of an address, native ('native') or a token contract */
-  balance(address: string, asset: string): Promise<bigint>;
+  /**
+   * confirmed balance of an address, native ('native') or a token contract. `recentMs`: an answer
+   * read at most that long ago will do, where the gateway keeps one (a gateway that keeps none reads anew)
+   */
+  balance(address: string, asset: string, options?: { recentMs?: number }): Promise<bigint>;
   /** EVM nonce / XRP sequence the next transaction of this account must carry (pending ones counted) */
   nextNonce(address: string): Promise<number>;
   /** Bitcoin: the unspent outputs of these addresses */

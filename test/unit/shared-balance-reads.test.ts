@@ -41,6 +41,31 @@ describe('balance reads shared by concurrent requests', () => {
     expect(await Promise.all(later)).toEqual(Array(63).fill(250n));
   });
 
+  it('an ask that takes a recent answer gets the last read without reading; a refusal-grade ask still reads after it', async () => {
+    const { chain, gateway } = heldGateway();
+    const shared = sharedBalanceReads(() => gateway)('eip155:1')!;
+    const first = shared.balance('0xgas', 'native');
+    await settle();
+    chain.release.shift()!();
+    expect(await first).toBe(100n);
+    chain.balance = 0n; // drained since that read
+    // an hour's old answer will do: the last read's, no read
+    expect(await shared.balance('0xgas', 'native', { recentMs: 3_600_000 })).toBe(100n);
+    expect(chain.reads).toBe(1);
+    // none will (0): read anew, after the ask
+    const fresh = shared.balance('0xgas', 'native', { recentMs: 0 });
+    await settle();
+    expect(chain.reads).toBe(2);
+    chain.release.shift()!();
+    expect(await fresh).toBe(0n);
+    // another address has no last answer: it is read
+    const other = shared.balance('0xother', 'native', { recentMs: 3_600_000 });
+    await settle();
+    expect(chain.reads).toBe(3);
+    chain.release.shift()!();
+    expect(await other).toBe(0n);
+  });
+
   it('reads of other addresses are not shared, and every other call reaches the gateway as it is', async () => {
     const { chain, gateway } = heldGateway();
     const lookup = sharedBalanceReads((chainId) => (chainId === 'eip155:1' ? gateway : undefined));
