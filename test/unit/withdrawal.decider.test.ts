@@ -141,3 +141,13 @@ describe('withdrawal decider: the processor', () => {
     given([requested(1), cancelled]).when(complete).thenThrows('WITHDRAWAL_ALREADY_PROCESSED');
   });
 });
+
+describe('the record a request starts', () => {
+  it('carries every field of the request (but its time, kept as createdAt) and in the same order', () => {
+    const event = requested(2);
+    const state = fold(withdrawalDecider, [event]);
+    const { requestedAt, ...carried } = event.type === 'WithdrawalRequested' ? event.data : ({} as never);
+    expect(Object.keys(state).slice(0, Object.keys(carried).length)).toEqual(Object.keys(carried));
+    expect(state).toMatchObject({ ...carried, createdAt: requestedAt, updatedAt: requestedAt, approvers: [carried.initiator] });
+  });
+});
