@@ -14,15 +14,16 @@
  *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
  */
 import { sleep } from './lib/api.js';
-import { depositStageSampler, type DepositStageTimes } from './lib/deposit-stages.js';
+import { depositStageSampler, type DepositStageSampler, type DepositStageTimes } from './lib/deposit-stages.js';
 import { runBenchmark } from './lib/lifecycle.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
 import { runDepositPhase } from './lib/phases/deposits.js';
 import { machineLine } from './lib/report.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
+import { benchBlockTimeMs } from './lib/service.js';
 import { forgottenStatements, startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
 import { positive } from './lib/settings.js';
-import { num } from './lib/table.js';
+import { formatTable, num } from './lib/table.js';
 
 const progress = (message: string) => console.error(`· ${new Date().toISOString().slice(11, 19)} ${message}`);
 const IDLE_MS = 5000;
@@ -59,6 +60,7 @@ await runBenchmark(async (lifecycle) => {
   let addresses: { reading: Reading; statements: Awaited<ReturnType<typeof statementsSince>> } | undefined;
   let injection: Reading | undefined;
   let stages: Promise<DepositStageTimes> | undefined;
+  let sampler: DepositStageSampler | undefined;
   let followUntil = Number.POSITIVE_INFINITY;
   const figures = await runDepositPhase({
     lifecycle,
@@ -81,7 +83,7 @@ await runBenchmark(async (lifecycle) => {
         addresses!.statements = await statementsSince();
         injection = await read();
         addresses!.reading = { atMs: injection.atMs - before.atMs, serviceMs: injection.serviceMs - before.serviceMs, serverMs: injection.serverMs - before.serverMs, transactions: injection.transactions - before.transactions };
-        const sampler = await depositStageSampler(samplerClient, org.orgId);
+        sampler = await depositStageSampler(samplerClient, org.orgId);
         sampler.start();
         stages = sampler.untilReached({ expected: count, deadline: () => followUntil, signal: lifecycle.signal });
       },
@@ -93,6 +95,7 @@ await runBenchmark(async (lifecycle) => {
   followUntil = performance.now() + AFTER_MS;
   progress(`deposits: following the webhooks and sweeps (${AFTER_MS / 1000} s at most)`);
   const times = await stages!;
+  const chains = await sampler!.byChain();
 
   const perUnit = (units: number) => (value: number) => value / units;
   const calls = (rows: readonly { call_count: string }[]) => rows.reduce((sum, row) => sum + Number(row.call_count), 0);
@@ -117,6 +120,34 @@ await runBenchmark(async (lifecycle) => {
   console.log(
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
       `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
+  );
+  const blockTimeMs = benchBlockTimeMs();
+  const seconds = (value: number | null) => (value === null ? '–' : (value / 1000).toFixed(1));
+  console.log(
+    [
+      '',
+      `by chain (s after the first injection; depth wait: (the chain's confirmations − 1) × the ${blockTimeMs} ms block time, the least a credit waits after its block is mined):`,
+      formatTable(
+        [
+          { header: 'chain', align: 'left' },
+          { header: 'deposits', align: 'right' },
+          { header: 'confirmations', align: 'right' },
+          { header: 'depth wait', align: 'right' },
+          { header: 'last block mined', align: 'right' },
+          { header: 'last detected', align: 'right' },
+          { header: 'last confirmed', align: 'right' },
+        ],
+        chains.map((chain) => [
+          chain.chainId,
+          num(chain.deposits),
+          String(chain.confirmations),
+          seconds((chain.confirmations - 1) * blockTimeMs),
+          seconds(chain.lastBlockMs),
+          seconds(chain.detectedMs),
+          seconds(chain.confirmedMs),
+        ]),
+      ),
+    ].join('\n'),
   );
   if (forgotten > 0) console.log(`pg_stat_statements forgot ${num(forgotten)} statements to make room: the counts below miss theirs`);
   console.log(['', 'the deposits:', ...statementTable(statements, perDeposit, 'deposit', 30)].join('\n'));

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { findChain } from '../../src/catalog/registry.js';
 
 /**
  * Where a batch of deposits is on its way, sampled from the service's database while they travel:
@@ -39,11 +40,47 @@ const countsQuery = `
     (select count(*) from eventstore.events where position > $1 and type = 'SweepScheduled')::int as "sweepsScheduled",
     (select count(*) from eventstore.events where position > $1 and type in ('SweepConfirmed', 'SweepSkipped', 'SweepFailed'))::int as "sweepsSettled"`;
 
+/**
+ * One chain's deposits of the phase, in ms after the first injection: when the block of its last
+ * deposit was mined, when its last deposit was detected and confirmed, and the depth that
+ * confirmation waited for (the chain's confirmations): a chain's last credit cannot come before its
+ * last block plus that many blocks more, whatever the service does.
+ */
+export interface ChainStage {
+  chainId: string;
+  deposits: number;
+  confirmations: number;
+  lastBlockMs: number | null;
+  detectedMs: number | null;
+  confirmedMs: number | null;
+}
+
+const chainStagesQuery = `
+  with phase as (
+    select data->>'chainId' as chain_id, type, recorded_at, (data->>'blockNumber')::int as block_number
+    from eventstore.events where position > $1 and type in ('DepositDetected', 'DepositConfirmed')
+  ), chains as (
+    select chain_id,
+      count(*) filter (where type = 'DepositDetected')::int as deposits,
+      max(block_number) as last_block,
+      max(recorded_at) filter (where type = 'DepositDetected') as detected_at,
+      max(recorded_at) filter (where type = 'DepositConfirmed') as confirmed_at
+    from phase group by chain_id
+  )
+  select chains.chain_id as "chainId", chains.deposits,
+    (extract(epoch from block.timestamp - $2::timestamptz) * 1000)::float8 as "lastBlockMs",
+    (extract(epoch from chains.detected_at - $2::timestamptz) * 1000)::float8 as "detectedMs",
+    (extract(epoch from chains.confirmed_at - $2::timestamptz) * 1000)::float8 as "confirmedMs"
+  from chains left join devnet_blocks as block on block.chain_id = chains.chain_id and block.number = chains.last_block
+  order by chains.confirmed_at desc nulls first`;
+
 export interface DepositStageSampler {
   /** the clock's start (the first injection), performance.now() */
   start(): void;
   /** samples (once a second) until every stage is reached, or past `deadline()` (performance.now()) */
   untilReached(options: { expected: number; deadline: () => number; signal: AbortSignal }): Promise<DepositStageTimes>;
+  /** each chain's deposits since the clock's start, the chain whose last confirmation came last first */
+  byChain(): Promise<ChainStage[]>;
 }
 
 /** Takes the store's head and the organization's last delivery now: what the sampler counts from. */
@@ -55,9 +92,18 @@ export const depositStageSampler = async (client: pg.Client, orgId: string): Pro
   );
   const { position, seq } = rows[0]!;
   let startedAt = performance.now();
+  let startedAtWall = new Date();
   const sample = async (): Promise<StageCounts> => (await client.query<StageCounts>(countsQuery, [position, orgId, seq])).rows[0]!;
   return {
-    start: () => void (startedAt = performance.now()),
+    start: () => {
+      startedAt = performance.now();
+      startedAtWall = new Date();
+    },
+    byChain: async () =>
+      (await client.query<Omit<ChainStage, 'confirmations'>>(chainStagesQuery, [position, startedAtWall])).rows.map((row) => ({
+        ...row,
+        confirmations: findChain(row.chainId)?.properties.confirmations ?? 0,
+      })),
     untilReached: async ({ expected, deadline, signal }) => {
       const times: Omit<DepositStageTimes, 'counts'> = { detectedMs: null, confirmedMs: null, listedMs: null, webhooksDeliveredMs: null, sweepsSettledMs: null };
       let counts = await sample();

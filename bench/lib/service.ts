@@ -138,6 +138,9 @@ const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: str
  * NODE_OPTIONS does not accept). Teardown: SIGTERM, the API first, wait for the exits (the last
  * stops the embedded PostgreSQL itself), then remove the directory.
  */
+/** the devnet's block time the bench's service runs with (BENCH_BLOCK_TIME_MS, 200 ms) */
+export const benchBlockTimeMs = (): number => Number(process.env.BENCH_BLOCK_TIME_MS ?? '200');
+
 export const startBenchService = async (lifecycle: Lifecycle, progress: (message: string) => void, existingDataDir?: string): Promise<BenchService> => {
   const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
   const layout = serviceLayout();
@@ -145,7 +148,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     DATA_DIR: dataDir,
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
-    DEVNET_BLOCK_TIME_MS: process.env.BENCH_BLOCK_TIME_MS ?? '200',
+    DEVNET_BLOCK_TIME_MS: String(benchBlockTimeMs()),
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
   const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
