@@ -6,7 +6,8 @@
  * per projection as far as DATABASE_POOL_SIZE allows) and prints for each: events/s (the store's
  * events over the rebuild's wall time) and, per 100,000 events, the rebuilding process's CPU and
  * the PostgreSQL server's (every server process, read from /proc); then the statements of the last
- * rebuild that took most time (its embedded server is started here with pg_stat_statements).
+ * rebuild that took most time, with the temporary file blocks each wrote and read (a sort or hash
+ * larger than work_mem) (its embedded server is started here with pg_stat_statements).
  * BENCH_CPU_PROFILE=/some/prefix writes each rebuild's CPU profile (the rebuild alone, not the
  * start-up) as prefix.N.cpuprofile, for `npm run bench:profile`.
  *
@@ -84,10 +85,11 @@ await runBenchmark(async () => {
       const [nodeMs, serverMs] = [processCpuMs() - nodeBefore, (await serverCpuMs(postmaster)) - serverBefore];
       const per100k = (ms: number) => num((ms / 1000) * (100_000 / events), 2);
       statements = (
-        await infrastructure.pool.query<{ query: string; calls: string; ms: number }>(
-          `select query, calls::text, total_exec_time as ms from pg_stat_statements where query not like '%pg_stat_%' order by total_exec_time desc limit 15`,
+        await infrastructure.pool.query<{ query: string; calls: string; ms: number; temp: string }>(
+          `select query, calls::text, total_exec_time as ms, (temp_blks_written + temp_blks_read)::text as temp
+             from pg_stat_statements where query not like '%pg_stat_%' order by total_exec_time desc limit 15`,
         )
-      ).rows.map((row) => [num(row.ms / 1000, 2), row.calls, row.query.replace(/\s+/g, ' ').slice(0, 150)]);
+      ).rows.map((row) => [num(row.ms / 1000, 2), row.calls, num(Number(row.temp)), row.query.replace(/\s+/g, ' ').slice(0, 150)]);
       table.push([String(run), num(events), num(seconds, 2), num(events / seconds), per100k(nodeMs), per100k(serverMs), per100k(nodeMs + serverMs)]);
     }
     console.log(`\nrebuild of every projection — ${machineLine()}\n`);
@@ -106,7 +108,7 @@ await runBenchmark(async () => {
       ),
     );
     console.log(`\nthe last rebuild's statements that took most time\n`);
-    console.log(formatTable([{ header: 'seconds', align: 'right' }, { header: 'calls', align: 'right' }, { header: 'statement' }], statements));
+    console.log(formatTable([{ header: 'seconds', align: 'right' }, { header: 'calls', align: 'right' }, { header: 'temp blocks', align: 'right' }, { header: 'statement' }], statements));
   } finally {
     await infrastructure.close();
     await server.stop();

@@ -50,6 +50,23 @@ describe('shadow tables: the swap', () => {
     });
   }
 
+  it("gives the swap's hashes more memory for its own transaction only", async () => {
+    await db.connection().execute(async (session) => {
+      const workMem = async () => (await sql<{ work_mem: string }>`show work_mem`.execute(session)).rows[0]!.work_mem;
+      const before = await workMem();
+      const shadows = await createShadowTables(session, ['swap_keyed']);
+      const during = await session.transaction().execute(async (trx) => {
+        await swapInShadowTables(trx, shadows);
+        return (await sql<{ work_mem: string }>`show work_mem`.execute(trx)).rows[0]!.work_mem;
+      });
+      await dropShadowTables(session, shadows);
+      expect(during).toBe('128MB');
+      expect(during).not.toBe(before);
+      // the pooled session goes back to the server's setting at the commit
+      expect(await workMem()).toBe(before);
+    });
+  });
+
   it('copies the primary key and the unique indexes, which refuse what the live table would, and no other index', async () => {
     // each index as its kind and its column
     const indexesOf = async (session: Kysely<Database>, schema: string) =>
