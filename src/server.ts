@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, createOperationsApp } from './api/app.js';
-import { createDevnet } from './chains/devnet/index.js';
+import { createDevnet, DEVNET_HEAD_CHANNEL } from './chains/devnet/index.js';
 import { createOrganizationWallets, organizationWalletAddresses, organizationWalletSpace } from './application/organization-wallets.js';
 import type { GatewayLookup } from './chains/gateway-lookup.js';
 import { createSweepers } from './processes/sweeper/index.js';
@@ -132,6 +132,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     database: infrastructure.databaseTarget,
     logger,
     pollIntervalMs: watcherPollIntervalMs(config.DEVNET_BLOCK_TIME_MS),
+    // the devnet announces every new head: its chains' watchers wait for it instead of polling
+    headChannel: devnet ? { channel: DEVNET_HEAD_CHANNEL, chainIds: new Set(runningChains.filter((chain) => chainBackend(config, chain.id) === 'devnet').map((chain) => chain.id)) } : undefined,
     organizationWalletsAt: (chain) => ({
       space: organizationWalletSpace(chain.keySpace),
       addressesAt: (index) => {

@@ -7,7 +7,7 @@ import { Coalescer } from '../db/coalescer.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';
-import { Wakeup } from './wakeup.js';
+import { Wakeup } from '../lib/wakeup.js';
 import { webhookDeliveriesTotal } from '../observability/metrics.js';
 
 export interface WebhookDispatcherOptions {

@@ -9,10 +9,10 @@ import { confirmDeposit, recordDeposit } from '../../src/application/deposits.js
 import { TOKENS } from '../../src/catalog/tokens.js';
 import { getOrCreateDepositAccount, type DepositAccountServices } from '../../src/application/deposit-accounts.js';
 import { createDepositAddressBook } from '../../src/chains/address-book.js';
-import { createDevnet, type Devnet } from '../../src/chains/devnet/index.js';
+import { createDevnet, DEVNET_HEAD_CHANNEL, type Devnet } from '../../src/chains/devnet/index.js';
 import type { BlockHeader, BlockTransfer, ChainGateway } from '../../src/chains/gateway.js';
 import { findChain } from '../../src/catalog/registry.js';
-import { ChainWatcher, WatcherLockSession, type ChainWatcherOptions } from '../../src/processes/deposit-watcher/index.js';
+import { ChainWatcher, HeadNotifications, WatcherLockSession, type ChainWatcherOptions } from '../../src/processes/deposit-watcher/index.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';
@@ -176,6 +176,25 @@ describe('chain watchers over the devnet and the event store', () => {
     await controls.reorg(1);
     await tron.catchUp();
     expect((await depositEvents(TRON_SHASTA)).filter((event) => event.data.txHash === paid.txHash).map((event) => event.type)).toEqual(['DepositDetected', 'DepositReverted']);
+  });
+
+  it('a watcher woken by the devnet\'s head notifications scans a new block at once, with no poll due for minutes', async () => {
+    const controls = devnet.controls(XRP_TESTNET);
+    const { address, destinationTag } = await account(XRP_TESTNET, 'notified-user');
+    const notifications = new HeadNotifications(infrastructure.databaseTarget, DEVNET_HEAD_CHANNEL, new Set([XRP_TESTNET]), logger);
+    const xrp = watcher(devnet.gateway(XRP_TESTNET), { pollIntervalMs: 600_000, headNotifications: notifications });
+    const head = await controls.mine(1);
+    const cursor = async () => Number((await sql<{ next_block: string }>`select next_block from chain_watcher_cursors where chain_id = ${XRP_TESTNET}`.execute(infrastructure.db)).rows[0]?.next_block ?? -1);
+    xrp.start();
+    try {
+      // its first pass is done and it waits, listening: only a notification can wake it before ten minutes
+      await waitUntil(async () => notifications.listening && (await cursor()) > head.number, 20_000, 'the first pass, listening');
+      const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 6_000_000n, destinationTag: Number(destinationTag) });
+      await waitUntil(async () => (await depositEvents(XRP_TESTNET, 'DepositDetected')).some((event) => event.data.txHash === paid.txHash), 20_000, 'the deposit seen');
+    } finally {
+      await xrp.stop();
+      await notifications.close();
+    }
   });
 
   it('a crash between recording and moving the cursor scans the block again and repeats nothing', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import { blockHash, genesisParentHash } from './hashes.js';
@@ -15,6 +16,16 @@ export interface ChainState {
 
 /** Genesis blocks carry a fixed time, so that a chain's block 0 has the same hash in every database. */
 const GENESIS_TIMESTAMP = new Date('2026-01-01T00:00:00.000Z');
+
+/**
+ * The channel on which every move of a devnet chain's head (a block mined, a reorg) is notified,
+ * its payload the chain's id, sent by the statement that moves it (so at its commit): the deposit
+ * watchers wait on it instead of polling.
+ */
+export const DEVNET_HEAD_CHANNEL = 'devnet_head';
+
+/** the returned column that notifies DEVNET_HEAD_CHANNEL of the updated devnet_chains row */
+export const notifyHeadMoved = sql<null>`pg_notify(${DEVNET_HEAD_CHANNEL}, devnet_chains.chain_id)`.as('head_notified');
 
 export const toHeader = (row: { number: number; hash: string; parent_hash: string; timestamp: Date }): BlockHeader => ({
   number: row.number,

@@ -14,6 +14,7 @@ export { createDevnetGateway } from './gateway.js';
 export { DEVNET_FAUCET_MNEMONIC, faucetKey } from './faucet-keys.js';
 export { estimateTransferFee } from './fees.js';
 export { MAX_REORG_DEPTH } from './mining.js';
+export { DEVNET_HEAD_CHANNEL } from './chain-state.js';
 export { devnetDb, type DevnetDatabase, type DevnetDb } from './tables.js';
 
 export interface Devnet {

@@ -2,7 +2,7 @@ import { Transaction as BitcoinTransaction } from 'bitcoinjs-lib';
 import { DomainError } from '../../errors.js';
 import type { DecodedTransfer } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
-import type { ChainState } from './chain-state.js';
+import { notifyHeadMoved, type ChainState } from './chain-state.js';
 import { blockHash } from './hashes.js';
 import { sql } from 'kysely';
 import { BlockAccounts } from './block-accounts.js';
@@ -139,7 +139,7 @@ export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, pol
     await trx.updateTable('devnet_transactions').set({ status: 'failed', block_number: number }).where('chain_id', '=', chain.id).where('hash', 'in', failing).execute();
   }
   await countInTotals(trx, chain.id, included.map((entry) => entry.hash), 1);
-  await trx.updateTable('devnet_chains').set({ head_number: number }).where('chain_id', '=', chain.id).execute();
+  await trx.updateTable('devnet_chains').set({ head_number: number }).where('chain_id', '=', chain.id).returning(notifyHeadMoved).execute();
   const header: BlockHeader = { number, hash, parentHash: state.head.hash, timestamp: timestamp.toISOString() };
   state.head = header;
   return header;
@@ -185,7 +185,7 @@ export const reorganize = async (trx: DevnetDb, state: ChainState, depth: number
     header = { number: old.number, hash, parentHash, timestamp: old.timestamp.toISOString() };
     parentHash = hash;
   }
-  await trx.updateTable('devnet_chains').set({ reorg_count: salt }).where('chain_id', '=', chain.id).execute();
+  await trx.updateTable('devnet_chains').set({ reorg_count: salt }).where('chain_id', '=', chain.id).returning(notifyHeadMoved).execute();
   state.reorgCount = salt;
   state.head = header;
   return header;

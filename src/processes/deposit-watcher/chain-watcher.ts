@@ -11,6 +11,7 @@ import { WatcherCheckpoints } from './checkpoint.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
 import { FollowedEventsReader } from './followed-events.js';
 import { findForkPoint } from './fork-point.js';
+import type { HeadNotifications } from './head-notifications.js';
 import type { TransferKey } from './legacy-log-deposits.js';
 import type { WatcherLockSession } from './lock-session.js';
 import { abandonedAbove, confirmationsAt, dueForConfirmation, supersededAt, type UnconfirmedDeposit } from './unconfirmed.js';
@@ -33,6 +34,8 @@ export interface ChainWatcherOptions {
   pollIntervalMs: number;
   /** the organizations' own wallets on the chain, whose transfers (gas top-ups) are never deposits */
   organizationWalletsAt?: (chain: ChainDefinition) => OrganizationWalletsAt;
+  /** notifications of the chain's new heads: while they arrive, the watcher waits for them instead of polling */
+  headNotifications?: HeadNotifications;
   /** the reader of the followed events the process's watchers share (default: one of its own) */
   events?: FollowedEventsReader;
   /** how often a standby watcher tries to become the active one */
@@ -52,6 +55,8 @@ const LAG_WARNING_BLOCKS = 100;
 const RECORDS_IN_FLIGHT = 64;
 /** the longest a watcher goes without a full pass while the chain's head stays put: a safety net, never needed for correctness */
 const FULL_PASS_EVERY_MS = 5_000;
+/** the longest a watcher woken by head notifications waits without one: a lost notification only delays this long */
+const NOTIFIED_SAFETY_POLL_MS = 1_000;
 
 
 /** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
@@ -148,10 +153,12 @@ export class ChainWatcher {
           this.settled = null;
         }
         this.state = 'active';
+        // a head announced from here on is looked at by the next pass
+        this.options.headNotifications?.reset(this.chainId);
         const behind = await this.step();
         this.logStarted();
         failures = 0;
-        if (!behind) await pauseUnlessStopped(pollIntervalMs, signal);
+        if (!behind) await this.waitForNextBlock();
       } catch (error) {
         if (error instanceof CursorMovedError) {
           // another watcher moved the cursor (both believed they were active): read it again
@@ -167,6 +174,14 @@ export class ChainWatcher {
         await pauseUnlessStopped(failureDelayMs(failures), signal);
       }
     }
+  }
+
+  /** until the chain's head moves (announced, or polled for when nothing announces it), or a stop */
+  private waitForNextBlock(): Promise<void> {
+    const { headNotifications, pollIntervalMs } = this.options;
+    const signal = this.stopController.signal;
+    if (!headNotifications?.announces(this.chainId)) return pauseUnlessStopped(pollIntervalMs, signal);
+    return headNotifications.waitForHead(this.chainId, { safetyMs: Math.max(pollIntervalMs, NOTIFIED_SAFETY_POLL_MS), pollMs: pollIntervalMs }, signal);
   }
 
   /**

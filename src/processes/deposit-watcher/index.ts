@@ -6,11 +6,13 @@ import type { Logger } from '../../log.js';
 import type { ChainGateway } from '../../chains/gateway.js';
 import { ChainWatcher, type ChainWatcherOptions } from './chain-watcher.js';
 import { FollowedEventsReader } from './followed-events.js';
+import { HeadNotifications } from './head-notifications.js';
 import { WatcherLockSession } from './lock-session.js';
 
 export { ChainWatcher, type ChainWatcherOptions, type WatcherState } from './chain-watcher.js';
 export { REMEMBERED_BLOCKS } from './block-log.js';
 export { WatcherLockSession } from './lock-session.js';
+export { HeadNotifications } from './head-notifications.js';
 
 export interface ChainWatchers {
   readonly watchers: readonly ChainWatcher[];
@@ -35,9 +37,12 @@ export const createChainWatchers = (options: {
   logger: Logger;
   pollIntervalMs: number;
   organizationWalletsAt?: ChainWatcherOptions['organizationWalletsAt'];
+  /** a channel that announces the heads of these chains (the devnet's): their watchers wait on it instead of polling */
+  headChannel?: { channel: string; chainIds: ReadonlySet<string> };
 }): ChainWatchers => {
   const locks = new WatcherLockSession(options.database, options.logger);
   const events = new FollowedEventsReader(options.services.store);
+  const headNotifications = options.headChannel ? new HeadNotifications(options.database, options.headChannel.channel, options.headChannel.chainIds, options.logger) : undefined;
   const watchers = options.gateways.map(
     (gateway) =>
       new ChainWatcher({
@@ -48,6 +53,7 @@ export const createChainWatchers = (options: {
         events,
         logger: options.logger,
         pollIntervalMs: options.pollIntervalMs,
+        headNotifications,
         organizationWalletsAt: options.organizationWalletsAt,
       }),
   );
@@ -57,6 +63,7 @@ export const createChainWatchers = (options: {
     stop: async () => {
       await Promise.all(watchers.map((watcher) => watcher.stop()));
       await events.idle();
+      await headNotifications?.close();
       await locks.close();
     },
   };
