@@ -104,7 +104,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
 
   const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
     lifecycle.checkpoint();
-    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs });
+    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs, workersUrl: service.workersUrl });
     progress(`${name}: projection lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms over ${result.lag.count} positions`);
     return result;
   };

@@ -76,6 +76,37 @@ export const ledgerRetries = new Counter({
   registers,
 });
 
+export const projectionBatchSize = new Histogram({
+  name: `${PREFIX}projection_batch_size`,
+  help: 'Events a projection applied in one batch (one transaction with its checkpoint)',
+  labelNames: ['projection'] as const,
+  buckets: SIZE_BUCKETS,
+  registers,
+});
+
+export const projectionApplyDuration = new Histogram({
+  name: `${PREFIX}projection_apply_duration_seconds`,
+  help: "Time one batch of a projection takes to apply: its handler's statements and the checkpoint, committed together",
+  labelNames: ['projection'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers,
+});
+
+export const projectionEventDelay = new Histogram({
+  name: `${PREFIX}projection_event_delay_seconds`,
+  help: "From a batch's last event recorded (its append's transaction time, the database's clock) to the projection's checkpoint committed past it (this process's clock)",
+  labelNames: ['projection'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers,
+});
+
+/** a projection's batch committed with its checkpoint */
+export const recordProjectionBatch = (projection: string, events: number, applySeconds: number, lastRecordedAt: Date): void => {
+  projectionBatchSize.observe({ projection }, events);
+  projectionApplyDuration.observe({ projection }, applySeconds);
+  projectionEventDelay.observe({ projection }, Math.max(0, Date.now() - lastRecordedAt.getTime()) / 1000);
+};
+
 export const webhookDeliveriesTotal = new Counter({
   name: `${PREFIX}webhook_deliveries_total`,
   help: 'Webhook delivery attempts by how they ended: delivered, retry (a failed attempt, another follows), failed (the last attempt failed), superseded (the lease was lost)',

@@ -9,6 +9,7 @@ import type { Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 import { SharedProjectionReads } from './shared-reads.js';
+import { recordProjectionBatch } from '../observability/metrics.js';
 
 export type RunnerState = 'idle' | 'standby' | 'running' | 'failing' | 'stopped';
 
@@ -141,7 +142,9 @@ export class ProjectionRunner {
         // the following batch is read (on the pool, or by the shared read) while this one is applied
         // (on this session): under load an event waits for one round of both, not for the one then the other
         next = batches.next();
+        const applyStartedMs = performance.now();
         this.position = await applyBatch(session, projection, batch, this.position);
+        recordProjectionBatch(projection.name, batch.length, (performance.now() - applyStartedMs) / 1000, batch[batch.length - 1]!.recordedAt);
       }
     } finally {
       // a batch read ahead is dropped: the next runner reads it again from the checkpoint

@@ -7,6 +7,7 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { createLogger } from '../../src/log.js';
 import { readCheckpoint } from '../../src/projections/checkpoint.js';
+import { projectionApplyDuration, projectionBatchSize, projectionEventDelay } from '../../src/observability/metrics.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
@@ -109,6 +110,23 @@ describe('one read of the store for every projection runner', () => {
     expect(counts.subscriptions).toBe(1);
     expect(reads.feedsStarted).toBe(1);
     for (const { category, projection } of subjects) await appliedOnce(category, projection);
+  });
+
+  it("records each batch a runner applies: its events, its apply's time and how long after its last event was recorded", async () => {
+    const { category, projection } = await totalsProjection();
+    const ofProjection = async (histogram: typeof projectionBatchSize, suffix: string) =>
+      (await histogram.get()).values.find((value) => value.labels.projection === projection.name && value.metricName?.endsWith(suffix))?.value ?? 0;
+    const reads = new SharedProjectionReads(store, [projection.filter], { batchSize: 10 });
+    runner(projection, reads).start();
+    await reached(projection.name, await append(category, 7));
+    await reached(projection.name, await append(category, 5, 7));
+    // every event counted once, in as many batches as were applied (at least one per wave)
+    expect(await ofProjection(projectionBatchSize, '_sum')).toBe(12);
+    const batches = await ofProjection(projectionBatchSize, '_count');
+    expect(batches).toBeGreaterThanOrEqual(2);
+    expect(await ofProjection(projectionApplyDuration, '_count')).toBe(batches);
+    expect(await ofProjection(projectionEventDelay, '_count')).toBe(batches);
+    expect(await ofProjection(projectionApplyDuration, '_sum')).toBeGreaterThan(0);
   });
 
   it('a projection that falls behind holds no other back, then catches up on its own and applies each event once', async () => {

@@ -3,6 +3,8 @@ import { runLoad, summarizeLoad, type WithdrawalTemplate } from '../load.js';
 import type { BenchOrganization, TokenInfo } from '../organization.js';
 import { externalAddress } from '../organization.js';
 import { startLagSampler } from '../projection-lag.js';
+import { describeProjectionStages } from '../projection-stages.js';
+import { scrapeMetrics } from '../request-stages.js';
 import type { ServiceDb } from '../service-db.js';
 import { summarize, type LatencySummary } from '../stats.js';
 
@@ -37,6 +39,8 @@ export interface WithdrawalPhaseOptions {
   progress: (message: string) => void;
   /** CPU used so far by each of the service's processes and its PostgreSQL, ms */
   cpuMs?: () => Promise<Map<string, number>>;
+  /** the /metrics of the process running the projections: each projection's batches over the load are printed */
+  workersUrl?: string;
 }
 
 /** CPU used between two samples, by process */
@@ -56,6 +60,7 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   progress(`${options.name}: ${options.connections} connections for ${options.seconds} s over ${options.tokens.length} token(s)`);
   const sampler = await startLagSampler(options.db);
   const cpuBefore = await options.cpuMs?.();
+  const projectionsBefore = options.workersUrl ? await scrapeMetrics(options.workersUrl) : null;
   const loadStartedAt = performance.now();
   const outcome = await runLoad(options.lifecycle, {
     url: options.org.api.url,
@@ -71,6 +76,7 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   const loadMs = performance.now() - loadStartedAt;
   const cpuAfter = await options.cpuMs?.();
   const lag = await sampler.stop(30_000);
+  if (projectionsBefore && options.workersUrl) progress(`${options.name}: ${describeProjectionStages(projectionsBefore, await scrapeMetrics(options.workersUrl)).join('\n')}`);
   if ('error' in outcome) throw outcome.error;
   const { report } = outcome;
   const load = summarizeLoad(report);
