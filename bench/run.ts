@@ -116,8 +116,13 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
 
   if (phases.has('webhooks')) {
     lifecycle.checkpoint();
-    figures.webhooks = await runWebhookPhase({ lifecycle, org, tokens: manyTokens, seconds, connections, receiver, monitor, progress });
-    progress(`webhooks: ${figures.webhooks.sustainedPerSecond.toFixed(0)}/s sustained over ${figures.webhooks.backlogSeconds.toFixed(1)} s of backlog; by type: ${[...receiver.byType].map(([type, count]) => `${type} ${count}`).join(', ')}`);
+    figures.webhooks = await runWebhookPhase({ lifecycle, service, org, tokens: manyTokens, seconds, connections, receiver, monitor, progress });
+    const hooks = figures.webhooks;
+    progress(
+      `webhooks: ${hooks.underLoadPerSecond.toFixed(0)}/s while the load ran with deliveries due (${hooks.underLoadBacklogSeconds.toFixed(1)} s, ${hooks.released} released from parking): the dispatcher's capacity under load; ` +
+        `${hooks.producedPerSecond.toFixed(0)}/s produced by the load and delivered; ${hooks.sustainedPerSecond.toFixed(0)}/s over the run's ${hooks.backlogSeconds.toFixed(1)} s of backlog; ` +
+        `by type: ${[...receiver.byType].map(([type, count]) => `${type} ${count}`).join(', ')}`,
+    );
   }
   if (phases.has('deposits')) {
     lifecycle.checkpoint();

@@ -32,11 +32,13 @@ const BOOTSTRAP_ATTEMPTS = 3;
  * `ledgergate bootstrap` against the running server (one signer: withdrawals are approved at
  * creation). A service busy starting on a long history may not show the organization within the
  * CLI's minute: that one is left unused (its key was never printed) and another bootstrapped.
+ * Without a webhook URL (null), its deliveries wait in the outbox until one is set.
  */
-export const bootstrapOrganization = async (service: BenchService, webhookUrl: string): Promise<BenchOrganization> => {
+export const bootstrapOrganization = async (service: BenchService, webhookUrl: string | null): Promise<BenchOrganization> => {
   for (let attempt = 1; ; attempt++) {
     const suffix = `${Date.now().toString(36)}${attempt}`;
-    const { code, stdout, stderr } = await runCli(service, ['bootstrap', '--org', `Bench ${suffix}`, '--user', `bench-${suffix}`, '--min-signers', '1', '--webhook-url', webhookUrl, '--json']);
+    const url = webhookUrl === null ? [] : ['--webhook-url', webhookUrl];
+    const { code, stdout, stderr } = await runCli(service, ['bootstrap', '--org', `Bench ${suffix}`, '--user', `bench-${suffix}`, '--min-signers', '1', ...url, '--json']);
     if (code === 0) return bootstrapped(service, stdout);
     if (!NOT_YET_VISIBLE.test(stderr) || attempt >= BOOTSTRAP_ATTEMPTS) throw new Error(`ledgergate bootstrap exited with ${code}: ${stderr}`);
   }
