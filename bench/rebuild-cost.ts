@@ -85,11 +85,11 @@ await runBenchmark(async () => {
       const [nodeMs, serverMs] = [processCpuMs() - nodeBefore, (await serverCpuMs(postmaster)) - serverBefore];
       const per100k = (ms: number) => num((ms / 1000) * (100_000 / events), 2);
       statements = (
-        await infrastructure.pool.query<{ query: string; calls: string; ms: number; temp: string }>(
-          `select query, calls::text, total_exec_time as ms, (temp_blks_written + temp_blks_read)::text as temp
+        await infrastructure.pool.query<{ query: string; calls: string; ms: number; temp: string; local: string }>(
+          `select query, calls::text, total_exec_time as ms, (temp_blks_written + temp_blks_read)::text as temp, (local_blks_written + local_blks_read)::text as local
              from pg_stat_statements where query not like '%pg_stat_%' order by total_exec_time desc limit 15`,
         )
-      ).rows.map((row) => [num(row.ms / 1000, 2), row.calls, num(Number(row.temp)), row.query.replace(/\s+/g, ' ').slice(0, 150)]);
+      ).rows.map((row) => [num(row.ms / 1000, 2), row.calls, num(Number(row.temp)), num(Number(row.local)), row.query.replace(/\s+/g, ' ').slice(0, 150)]);
       table.push([String(run), num(events), num(seconds, 2), num(events / seconds), per100k(nodeMs), per100k(serverMs), per100k(nodeMs + serverMs)]);
     }
     console.log(`\nrebuild of every projection — ${machineLine()}\n`);
@@ -108,7 +108,7 @@ await runBenchmark(async () => {
       ),
     );
     console.log(`\nthe last rebuild's statements that took most time\n`);
-    console.log(formatTable([{ header: 'seconds', align: 'right' }, { header: 'calls', align: 'right' }, { header: 'temp blocks', align: 'right' }, { header: 'statement' }], statements));
+    console.log(formatTable([{ header: 'seconds', align: 'right' }, { header: 'calls', align: 'right' }, { header: 'temp blocks', align: 'right' }, { header: 'local blocks', align: 'right' }, { header: 'statement' }], statements));
   } finally {
     await infrastructure.close();
     await server.stop();

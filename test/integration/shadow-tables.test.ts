@@ -67,6 +67,21 @@ describe('shadow tables: the swap', () => {
     });
   });
 
+  it("keeps a session's shadow tables in memory when it has had none yet, and still creates them on a session that has", async () => {
+    await db.connection().execute(async (session) => {
+      const tempBuffers = async () => (await sql<{ temp_buffers: string }>`show temp_buffers`.execute(session)).rows[0]!.temp_buffers;
+      const first = await createShadowTables(session, ['swap_keyed']);
+      expect(await tempBuffers()).toBe('256MB');
+      await dropShadowTables(session, first);
+      // the session has had a temporary table: PostgreSQL refuses a new size now, so none is asked for
+      await expect(sql`set temp_buffers = '16MB'`.execute(session)).rejects.toThrow(/temp_buffers/);
+      const again = await createShadowTables(session, ['swap_keyed']);
+      expect(await tempBuffers()).toBe('256MB');
+      await sql`insert into swap_keyed values ('x', 1, null)`.execute(session);
+      await dropShadowTables(session, again);
+    });
+  });
+
   it('copies the primary key and the unique indexes, which refuse what the live table would, and no other index', async () => {
     // each index as its kind and its column
     const indexesOf = async (session: Kysely<Database>, schema: string) =>
