@@ -12,6 +12,7 @@ import { createDepositAddressBook } from '../../src/chains/address-book.js';
 import { createDevnet, DEVNET_HEAD_CHANNEL, type Devnet } from '../../src/chains/devnet/index.js';
 import type { BlockHeader, BlockTransfer, ChainGateway } from '../../src/chains/gateway.js';
 import { findChain } from '../../src/catalog/registry.js';
+import { BlockLog, CursorMovedError } from '../../src/processes/deposit-watcher/block-log.js';
 import { ChainWatcher, HeadNotifications, WatcherLockSession, type ChainWatcherOptions } from '../../src/processes/deposit-watcher/index.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
@@ -195,6 +196,25 @@ describe('chain watchers over the devnet and the event store', () => {
       await xrp.stop();
       await notifications.close();
     }
+  });
+
+  it('the block log answers the cursor it moved from memory; moved by another watcher meanwhile, its next move fails and it reads the table again', async () => {
+    const chainId = `test:block-log-${randomUUID()}`;
+    const log = new BlockLog(infrastructure.db, chainId);
+    const other = new BlockLog(infrastructure.db, chainId);
+    expect(await log.cursor(0, clock())).toBe(0);
+    await log.scanned({ number: 0, hash: 'h0' }, clock());
+    await log.scanned({ number: 1, hash: 'h1' }, clock());
+    expect(await other.cursor(0, clock())).toBe(2);
+    await other.scanned({ number: 2, hash: 'h2' }, clock()); // the other watcher moves on
+    expect(await log.cursor(0, clock())).toBe(2); // remembered, stale
+    expect(await log.hashOf(1)).toBe('h1');
+    await expect(log.scanned({ number: 2, hash: 'x2' }, clock())).rejects.toBeInstanceOf(CursorMovedError);
+    expect(await log.cursor(0, clock())).toBe(3);
+    expect(await log.hashOf(2)).toBe('h2');
+    log.forget();
+    await other.rewind(3, 1, clock());
+    expect(await log.cursor(0, clock())).toBe(1);
   });
 
   it('a crash between recording and moving the cursor scans the block again and repeats nothing', async () => {

@@ -42,6 +42,13 @@ export class CursorMovedError extends Error {
  */
 export class BlockLog {
   private readonly db: Kysely<WatcherDatabase>;
+  /**
+   * Where this watcher's own last move left the cursor, and the hash of the block below it (null:
+   * not known, a rewind): read back from memory instead of the table while the watcher works the
+   * chain. A stale one (another watcher moved the cursor) only makes the next move's
+   * compare-and-set fail (CursorMovedError), which forgets it.
+   */
+  private known: { next: number; previousHash: string | null } | null = null;
 
   constructor(
     db: Kysely<Database>,
@@ -52,6 +59,7 @@ export class BlockLog {
 
   /** the next block to scan; a chain never scanned starts at `startBlock` (its row made by whoever comes first) */
   async cursor(startBlock: number, now: Date): Promise<number> {
+    if (this.known) return this.known.next;
     const read = () => this.db.selectFrom('chain_watcher_cursors').select('next_block').where('chain_id', '=', this.chainId).executeTakeFirst();
     const row = await read();
     if (row) return Number(row.next_block);
@@ -71,7 +79,13 @@ export class BlockLog {
     return rows.map((row) => ({ number: Number(row.number), hash: row.hash }));
   }
 
+  /** read from the table next time: another watcher may have worked the chain (this one took its lock again, or a step failed) */
+  forget(): void {
+    this.known = null;
+  }
+
   async hashOf(number: number): Promise<string | null> {
+    if (this.known && this.known.previousHash !== null && number === this.known.next - 1) return this.known.previousHash;
     const row = await this.db.selectFrom('chain_watcher_blocks').select('hash').where('chain_id', '=', this.chainId).where('number', '=', String(number)).executeTakeFirst();
     return row?.hash ?? null;
   }
@@ -82,6 +96,7 @@ export class BlockLog {
    * hashes change only if the cursor moved from where this watcher left it.
    */
   async scanned(block: ScannedBlock, now: Date): Promise<void> {
+    this.known = null;
     const { rows } = await sql<{ moved: number }>`
       with moved as (
         update chain_watcher_cursors set next_block = ${block.number + 1}, updated_at = ${now}
@@ -100,14 +115,17 @@ export class BlockLog {
       select count(*)::int as moved from moved
     `.execute(this.db);
     if (rows[0]?.moved !== 1) throw new CursorMovedError(this.chainId, block.number);
+    this.known = { next: block.number + 1, previousHash: block.hash };
   }
 
   /** a reorg: scan again from `nextBlock`, forgetting the abandoned blocks' hashes */
   async rewind(from: number, nextBlock: number, now: Date): Promise<void> {
+    this.known = null;
     await this.db.transaction().execute(async (trx) => {
       await this.move(trx, from, nextBlock, now);
       await trx.deleteFrom('chain_watcher_blocks').where('chain_id', '=', this.chainId).where('number', '>=', String(nextBlock)).execute();
     });
+    this.known = { next: nextBlock, previousHash: null };
   }
 
   private async move(trx: Kysely<WatcherDatabase>, from: number, to: number, now: Date): Promise<void> {

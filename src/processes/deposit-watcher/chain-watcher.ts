@@ -117,12 +117,14 @@ export class ChainWatcher {
    */
   async catchUp(): Promise<boolean> {
     if (!(await this.options.locks.acquire(this.chainId))) return false;
+    this.blockLog.forget();
     try {
       for (;;) {
         try {
           if (!(await this.step())) break;
         } catch (error) {
           // another watcher moved the cursor first: read it again and go on from there
+          this.blockLog.forget();
           if (!(error instanceof CursorMovedError)) throw error;
         }
       }
@@ -149,8 +151,9 @@ export class ChainWatcher {
         }
         if (this.state !== 'active') {
           this.logger.info('chain watcher: active');
-          // another watcher may have worked the chain meanwhile: the first pass is a full one
+          // another watcher may have worked the chain meanwhile: the first pass is a full one, from the table's cursor
           this.settled = null;
+          this.blockLog.forget();
         }
         this.state = 'active';
         // a head announced from here on is looked at by the next pass
@@ -160,6 +163,7 @@ export class ChainWatcher {
         failures = 0;
         if (!behind) await this.waitForNextBlock();
       } catch (error) {
+        this.blockLog.forget();
         if (error instanceof CursorMovedError) {
           // another watcher moved the cursor (both believed they were active): read it again
           this.logger.warn('chain watcher: cursor moved by another watcher', { error });
