@@ -37,6 +37,12 @@ import { num } from './lib/table.js';
 import { benchDataDir } from './lib/service.js';
 import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
 
+/** bytes of WAL written so far: its difference over the sends is what they cost the log (and each replica) */
+const walPosition = async (client: pg.Client): Promise<number> => {
+  const { rows } = await client.query<{ bytes: string }>("select (pg_current_wal_lsn() - '0/0')::text as bytes");
+  return Number(rows[0]!.bytes);
+};
+
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20_000);
 const ORGANIZATIONS = Number(process.env.BENCH_WEBHOOK_ORGANIZATIONS ?? 20);
 const PARKED = Number(process.env.BENCH_PARKED ?? 1_000_000);
@@ -117,6 +123,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
 
   await stats.query('select pg_stat_statements_reset()');
   const serverBefore = await serverCpuMs(postmaster);
+  const walBefore = await walPosition(stats);
   const cpuBefore = process.cpuUsage();
   // BENCH_CPU_PROFILE=<file>: a CPU profile of this process over the sends alone (npm run bench:profile reads it)
   const profileTo = process.env.BENCH_CPU_PROFILE;
@@ -139,6 +146,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   await dispatcher.stop();
   const cpu = process.cpuUsage(cpuBefore);
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
+  const walBytes = (await walPosition(stats)) - walBefore;
   const statements = (await statementsSinceReset(stats)).filter((row) => /webhook/.test(row.query));
   const delivered = Number((await sql<{ count: string }>`select count(*) as count from webhook_deliveries where status = 'delivered' and dedupe_key like 'due:%'`.execute(db)).rows[0]!.count);
   const execMs = statements.reduce((sum, row) => sum + row.total_exec_time, 0);
@@ -150,6 +158,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   console.log(`| dispatcher process CPU per delivery | ${((cpu.user + cpu.system) / 1000 / WEBHOOKS).toFixed(3)} ms |`);
   console.log(`| PostgreSQL CPU per delivery | ${(serverMs / WEBHOOKS).toFixed(3)} ms |`);
   console.log(`| the outbox's statements' execution time per delivery | ${(execMs / WEBHOOKS).toFixed(3)} ms |`);
+  console.log(`| WAL written per delivery (claim, send, outcome; every index entry included) | ${num(walBytes / WEBHOOKS)} bytes |`);
   console.log('');
   console.log(statementTable(statements, (calls) => calls / WEBHOOKS, 'delivery').join('\n'));
 };
