@@ -546,6 +546,17 @@ describe('webhooks', () => {
       expect((await list(orgId, '?status=delivered')).body).toEqual({ deliveries: [], nextCursor: null });
     });
 
+    it('a delivery’s seq, the lists’ cursor, comes only from its identity: an insert cannot give one, so it stays unique without an index of its own', async () => {
+      const { orgId } = await insertOrganization(db, { webhookUrl: null });
+      const [id] = await enqueueTestWebhooks(db, orgId, 1);
+      const { seq } = await db.selectFrom('webhook_deliveries').select('seq').where('id', '=', id!).executeTakeFirstOrThrow();
+      const copy = sql`insert into webhook_deliveries (id, seq, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
+        values (${randomUUID()}, ${seq}, ${orgId}, 'deposit.detected', ${`copy-${randomUUID()}`}, '{}', now(), 'infinity')`;
+      await expect(copy.execute(db)).rejects.toThrow(/generated always|GENERATED ALWAYS|cannot insert a non-DEFAULT value/i);
+      const { rows } = await sql<{ count: string }>`select count(*)::text as count from webhook_deliveries where seq = ${seq}`.execute(db);
+      expect(rows[0]!.count).toBe('1');
+    });
+
     it('answers 400 BAD_REQUEST for an invalid status, limit or cursor', async () => {
       const { orgId } = await insertOrganization(db, { webhookUrl: null });
       for (const query of ['?status=sent', '?limit=0', '?limit=1001', '?limit=abc', '?limit=1.5', '?cursor=nope!', `?cursor=${Buffer.from('d1:abc').toString('base64url')}`]) {

@@ -13,6 +13,7 @@ import * as depositStatus from './20261125T0900-deposit-status.js';
 import * as withdrawalStatusCounts from './20261125T1400-withdrawal-status-counts.js';
 import * as sweepQueueClosedByEvents from './20261125T1700-sweep-queue-closed-by-events.js';
 import * as depositsByAddress from './20261126T1400-deposits-by-address.js';
+import * as webhookDeliveriesSeqByIdentity from './20261127T0200-webhook-deliveries-seq-by-identity.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -36,5 +37,6 @@ export const readModelMigrations: MigrationSet = {
     '20261125T1400-withdrawal-status-counts': withdrawalStatusCounts,
     '20261125T1700-sweep-queue-closed-by-events': sweepQueueClosedByEvents,
     '20261126T1400-deposits-by-address': depositsByAddress,
+    '20261127T0200-webhook-deliveries-seq-by-identity': webhookDeliveriesSeqByIdentity,
   },
 };
