@@ -117,4 +117,13 @@ describe('sweep decider', () => {
     const state = [scheduled(tokenPlan), topUpSigned, topUpBroadcast, topUpConfirmed, sweepSigned(), sweepBroadcast].reduce(evolveSweep, initialSweep);
     expect(state).toMatchObject({ status: 'SweepBroadcast', plan: { txHash: '0xdeposit' }, topUp: { txHash: '0xtop' }, topUpFee: '42000000000000', sweep: { txHash: '0xsweep' } });
   });
+
+  it('the plan a scheduled sweep holds is the event’s data without its time, every field in its order', () => {
+    for (const plan of [tokenPlan, nativePlan]) {
+      const data = { ...plan, scheduledAt: at };
+      const state = evolveSweep(initialSweep, { type: 'SweepScheduled', data });
+      const { scheduledAt: _at, ...expected } = data;
+      expect(state.status === 'None' ? null : JSON.stringify(state.plan)).toBe(JSON.stringify(expected));
+    }
+  });
 });
