@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { withLogContext, type Logger } from '../log.js';
+import { nodeResponseOf } from './node-exchange.js';
 
 /** Who is calling: set by the authentication middleware on every authenticated route. */
 export interface Principal {
@@ -48,11 +49,15 @@ export const requestContext =
     const requestLogger = logger.child({ requestId });
     c.set('requestId', requestId);
     c.set('logger', requestLogger);
+    // served by Node, the id goes on Node's response before any answer is built: setting it on
+    // an answer already built would make Hono build that answer again as a web Response
+    const nodeResponse = nodeResponseOf(c);
+    nodeResponse?.setHeader('x-request-id', requestId);
     const started = performance.now();
     try {
       await withLogContext({ requestId }, next);
     } finally {
-      c.header('x-request-id', requestId);
+      if (!nodeResponse) c.header('x-request-id', requestId);
       requestLogger.info('request', {
         method: c.req.method,
         path: c.req.path,

@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import type { DepositAccountServices } from '../../src/application/deposit-accounts.js';
@@ -84,5 +86,23 @@ describe('HTTP shell', () => {
     expect(lines.filter((line) => line.msg === 'request')).toEqual([
       expect.objectContaining({ requestId, method: 'POST', path: '/nope', status: 404, level: 'info' }),
     ]);
+  });
+
+  it('echoes the request id on answers served by Node, a success, an error and a handler’s own Response alike', async () => {
+    const { app } = appWith(async () => ({ eventStore: true, readModels: true }));
+    app.get('/own-response', () => new Response('plain', { status: 200 }));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const [path, status] of [['/healthz', 200], ['/nope', 404], ['/own-response', 200]] as const) {
+        const response = await fetch(`${base}${path}`, { headers: { 'x-request-id': `ticket-${status}` } });
+        expect(response.status).toBe(status);
+        expect(response.headers.get('x-request-id')).toBe(`ticket-${status}`);
+        await response.arrayBuffer();
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

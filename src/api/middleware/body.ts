@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import getRawBody from 'raw-body';
 import { ApiError } from '../errors.js';
+import { nodeRequestOf } from '../node-exchange.js';
 import type { AppEnv } from '../request-context.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -16,16 +16,6 @@ export const MAX_DEVNET_BATCH_BODY_BYTES = 1024 * 1024;
 const LARGER_BODIES: Record<string, number> = { '/devnet/deposits': MAX_DEVNET_BATCH_BODY_BYTES };
 
 const tooLarge = (maxSize: number) => new ApiError('PAYLOAD_TOO_LARGE', 413, `Request bodies are limited to ${maxSize} bytes here`);
-
-/**
- * Node's own request, when the app is served by Node's HTTP server; absent when it is driven
- * through `app.request`, whose env may still carry an `incoming` that is no stream (a test giving
- * the connection's remote address): then the body is the web Request's.
- */
-const nodeRequestOf = (c: Context<AppEnv>): IncomingMessage | undefined => {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  return incoming instanceof Readable ? (incoming as IncomingMessage) : undefined;
-};
 
 /** as a web Request's text(): UTF-8, a byte-order mark dropped, malformed sequences replaced */
 const utf8 = new TextDecoder();
