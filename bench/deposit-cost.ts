@@ -14,10 +14,9 @@
  *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
  */
 import { sleep } from './lib/api.js';
-import { depositStageSampler, type DepositStageSampler, type DepositStageTimes } from './lib/deposit-stages.js';
 import { runBenchmark } from './lib/lifecycle.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
-import { runDepositPhase } from './lib/phases/deposits.js';
+import { afterwardsLine, creditDelayLine, runDepositPhase } from './lib/phases/deposits.js';
 import { machineLine } from './lib/report.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { benchBlockTimeMs } from './lib/service.js';
@@ -59,15 +58,16 @@ await runBenchmark(async (lifecycle) => {
   let idle: { service: number; server: number } | undefined;
   let addresses: { reading: Reading; statements: Awaited<ReturnType<typeof statementsSince>> } | undefined;
   let injection: Reading | undefined;
-  let stages: Promise<DepositStageTimes> | undefined;
-  let sampler: DepositStageSampler | undefined;
-  let followUntil = Number.POSITIVE_INFINITY;
+  let end: Reading | undefined;
+  let forgotten = 0;
+  let statements: Awaited<ReturnType<typeof statementsSince>> = [];
   const figures = await runDepositPhase({
     lifecycle,
     api: org.api,
     tokens,
     count,
     progress,
+    db: { read: async (text, values) => (await samplerClient.query(text, values)).rows, orgId: org.orgId, followMs: AFTER_MS },
     hooks: {
       beforeAddresses: async () => {
         const before = await read();
@@ -83,19 +83,15 @@ await runBenchmark(async (lifecycle) => {
         addresses!.statements = await statementsSince();
         injection = await read();
         addresses!.reading = { atMs: injection.atMs - before.atMs, serviceMs: injection.serviceMs - before.serviceMs, serverMs: injection.serverMs - before.serverMs, transactions: injection.transactions - before.transactions };
-        sampler = await depositStageSampler(samplerClient, org.orgId);
-        sampler.start();
-        stages = sampler.untilReached({ expected: count, deadline: () => followUntil, signal: lifecycle.signal });
+      },
+      afterCredited: async () => {
+        end = await read();
+        forgotten = await forgottenStatements(client);
+        statements = await statementsSince();
       },
     },
   });
-  const end = await read();
-  const forgotten = await forgottenStatements(client);
-  const statements = await statementsSince();
-  followUntil = performance.now() + AFTER_MS;
-  progress(`deposits: following the webhooks and sweeps (${AFTER_MS / 1000} s at most)`);
-  const times = await stages!;
-  const chains = await sampler!.byChain();
+  const { stages: times, chains, credit } = figures.service!;
 
   const perUnit = (units: number) => (value: number) => value / units;
   const calls = (rows: readonly { call_count: string }[]) => rows.reduce((sum, row) => sum + Number(row.call_count), 0);
@@ -106,16 +102,14 @@ await runBenchmark(async (lifecycle) => {
 
   console.log(`\ndeposits end to end, ${num(count)} transfers over ${tokens.length} tokens to ${figures.users} users — ${machineLine().replace(/^machine: /, '')}\n`);
   console.log(`injection ${num(figures.injectionPerSecond)}/s (${ms(figures.injectionMs)}), end to end ${num(figures.endToEndPerSecond)}/s (${ms(figures.endToEndMs)}: listed and credited)`);
-  console.log(
-    `stages after the first injection: detected ${ms(times.detectedMs)}, confirmed ${ms(times.confirmedMs)}, listed ${ms(times.listedMs)}, ` +
-      `webhooks delivered ${ms(times.webhooksDeliveredMs)} (${num(times.counts.webhooksDelivered)} of ${num(times.counts.webhooksMade)}), ` +
-      `sweeps settled ${ms(times.sweepsSettledMs)} (${num(times.counts.sweepsSettled)} of ${num(times.counts.sweepsScheduled)})`,
-  );
+  console.log(`stages after the first injection: detected ${ms(times.detectedMs)}, confirmed ${ms(times.confirmedMs)}, listed ${ms(times.listedMs)}`);
+  console.log(afterwardsLine(figures.service!));
+  console.log(creditDelayLine(credit));
   console.log(`idle service: ${num(idle!.service)} ms CPU a second, its PostgreSQL ${num(idle!.server)} ms a second`);
   console.log(
     `per deposit (first injection until all were listed and credited): ${perDeposit(calls(statements)).toFixed(2)} statements, ` +
-      `${perDeposit(Number(end.transactions - injection!.transactions)).toFixed(2)} transactions, service CPU ${perDeposit(end.serviceMs - injection!.serviceMs).toFixed(2)} ms, ` +
-      `PostgreSQL CPU ${perDeposit(end.serverMs - injection!.serverMs).toFixed(2)} ms`,
+      `${perDeposit(Number(end!.transactions - injection!.transactions)).toFixed(2)} transactions, service CPU ${perDeposit(end!.serviceMs - injection!.serviceMs).toFixed(2)} ms, ` +
+      `PostgreSQL CPU ${perDeposit(end!.serverMs - injection!.serverMs).toFixed(2)} ms`,
   );
   console.log(
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +

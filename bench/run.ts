@@ -27,7 +27,7 @@
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { startOutboxMonitor } from './lib/outbox-monitor.js';
 import { bootstrapOrganization, fundOrganization, listTokens } from './lib/organization.js';
-import { runDepositPhase } from './lib/phases/deposits.js';
+import { afterwardsLine, creditDelayLine, runDepositPhase } from './lib/phases/deposits.js';
 import { runHistoryPhase } from './lib/phases/history.js';
 import { runRebuildPhase } from './lib/phases/rebuild.js';
 import { runSettlementPhase } from './lib/phases/settlement.js';
@@ -42,6 +42,8 @@ import { compareAppendThroughput } from './lib/side-by-side.js';
 import { summarize } from './lib/stats.js';
 import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
 
+/** how long the deposits phase follows its deposits' webhooks and sweeps after the row's end (printed, not in the row) */
+const DEPOSITS_FOLLOW_MS = 120_000;
 const PHASES = ['settlement', 'withdrawals-one-token', 'withdrawals-20-tokens', 'webhooks', 'deposits', 'rebuild', 'history', 'compare'] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -126,8 +128,11 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   }
   if (phases.has('deposits')) {
     lifecycle.checkpoint();
-    figures.deposits = await runDepositPhase({ lifecycle, api: org.api, tokens: manyTokens, count: depositCount, progress });
+    const db = { read: samplerDb.query, orgId: org.orgId, followMs: DEPOSITS_FOLLOW_MS };
+    figures.deposits = await runDepositPhase({ lifecycle, api: org.api, tokens: manyTokens, count: depositCount, progress, db });
     progress(`deposits: ${figures.deposits.endToEndPerSecond.toFixed(0)}/s end to end (${(figures.deposits.endToEndMs / 1000).toFixed(1)} s), injection ${figures.deposits.injectionPerSecond.toFixed(0)}/s`);
+    progress(`deposits: ${creditDelayLine(figures.deposits.service!.credit)}`);
+    progress(`deposits: ${afterwardsLine(figures.deposits.service!)}`);
   }
   if (phases.has('rebuild')) {
     lifecycle.checkpoint();

@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import { findChain } from '../../src/catalog/registry.js';
+import { creditDelays, type CreditDelays, type ReadRows } from './deposit-credit-delays.js';
 
 /**
  * Where a batch of deposits is on its way, sampled from the service's database while they travel:
@@ -81,11 +81,13 @@ export interface DepositStageSampler {
   untilReached(options: { expected: number; deadline: () => number; signal: AbortSignal }): Promise<DepositStageTimes>;
   /** each chain's deposits since the clock's start, the chain whose last confirmation came last first */
   byChain(): Promise<ChainStage[]>;
+  /** the credit delays after depth of the deposits credited since the clock's start (chain → its confirmations) */
+  creditDelays(confirmations: ReadonlyMap<string, number>): Promise<CreditDelays | null>;
 }
 
 /** Takes the store's head and the organization's last delivery now: what the sampler counts from. */
-export const depositStageSampler = async (client: pg.Client, orgId: string): Promise<DepositStageSampler> => {
-  const { rows } = await client.query<{ position: string; seq: string }>(
+export const depositStageSampler = async (read: ReadRows, orgId: string): Promise<DepositStageSampler> => {
+  const rows = await read<{ position: string; seq: string }>(
     `select (select coalesce(max(position), 0) from eventstore.events)::text as position,
             (select coalesce(max(seq), 0) from webhook_deliveries where org_id = $1)::text as seq`,
     [orgId],
@@ -93,17 +95,18 @@ export const depositStageSampler = async (client: pg.Client, orgId: string): Pro
   const { position, seq } = rows[0]!;
   let startedAt = performance.now();
   let startedAtWall = new Date();
-  const sample = async (): Promise<StageCounts> => (await client.query<StageCounts>(countsQuery, [position, orgId, seq])).rows[0]!;
+  const sample = async (): Promise<StageCounts> => (await read<StageCounts>(countsQuery, [position, orgId, seq]))[0]!;
   return {
     start: () => {
       startedAt = performance.now();
       startedAtWall = new Date();
     },
     byChain: async () =>
-      (await client.query<Omit<ChainStage, 'confirmations'>>(chainStagesQuery, [position, startedAtWall])).rows.map((row) => ({
+      (await read<Omit<ChainStage, 'confirmations'>>(chainStagesQuery, [position, startedAtWall])).map((row) => ({
         ...row,
         confirmations: findChain(row.chainId)?.properties.confirmations ?? 0,
       })),
+    creditDelays: (confirmations) => creditDelays(read, BigInt(position), startedAtWall, confirmations),
     untilReached: async ({ expected, deadline, signal }) => {
       const times: Omit<DepositStageTimes, 'counts'> = { detectedMs: null, confirmedMs: null, listedMs: null, webhooksDeliveredMs: null, sweepsSettledMs: null };
       let counts = await sample();

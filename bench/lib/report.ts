@@ -53,6 +53,32 @@ const withdrawalRow = (label: string, figures: WithdrawalPhaseFigures | undefine
 };
 
 const seconds = (valueMs: number) => `${num(valueMs / 1000, 1)} s`;
+
+/** The deposits row's service part, beside it: no target of its own (the issue's target is the row above). */
+const depositServiceRows = (deposits: DepositPhaseFigures | undefined): Row[] => {
+  const credit = deposits?.service?.credit;
+  if (!deposits?.service || !credit) return [];
+  const { stages } = deposits.service;
+  const reached = (valueMs: number | null, done: number, of: number) => (valueMs === null ? `${num(done)} of ${num(of)} in ${seconds(deposits.service!.followMs)}` : seconds(valueMs));
+  return [
+    {
+      figure: 'deposits: the service’s part (from each chain’s required depth reached to the credit; the devnet’s block times excluded)',
+      measured:
+        `credit delay p50 ${seconds(credit.delay.p50)}, p99 ${seconds(credit.delay.p99)}, max ${seconds(credit.delay.max)}; ` +
+        `${num(credit.creditedPerSecond)}/s credited once confirmable (first depth reached → last credit)`,
+      target: 'the row above’s part',
+      met: null,
+    },
+    {
+      figure: 'deposits: afterwards (not in the row; after the first injection)',
+      measured:
+        `sweeps settled ${reached(stages.sweepsSettledMs, stages.counts.sweepsSettled, stages.counts.sweepsScheduled)}, ` +
+        `webhooks delivered ${reached(stages.webhooksDeliveredMs, stages.counts.webhooksDelivered, stages.counts.webhooksMade)}`,
+      target: '-',
+      met: null,
+    },
+  ];
+};
 const HISTORY_START_TARGET_MS = 10_000;
 
 const historyRows = (figures: RunFigures): Row[] => {
@@ -159,6 +185,7 @@ export const reportRows = (figures: RunFigures): Row[] => {
           met: figures.deposits.endToEndPerSecond >= 5000,
         }
       : { figure: 'deposits end to end', measured: NOT_RUN, target: '≥ 5,000/s', met: null },
+    ...depositServiceRows(figures.deposits),
     figures.rebuild
       ? {
           figure: `projection rebuild (${num(figures.rebuild.events)} events, every projection)`,

@@ -1,4 +1,6 @@
 import { mapConcurrently, pollUntil, type ApiClient } from '../api.js';
+import type { CreditDelays, ReadRows } from '../deposit-credit-delays.js';
+import { depositStageSampler, type ChainStage, type DepositStageTimes } from '../deposit-stages.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { chainConfirmations, depositAddress, injectDeposits, mineConfirmations, portfolio, type TokenInfo } from '../organization.js';
 import { msSince, perSecond } from '../stats.js';
@@ -11,6 +13,18 @@ export interface DepositPhaseFigures {
   injectionPerSecond: number;
   endToEndPerSecond: number;
   endToEndMs: number;
+  /** with the service's database: what the service controls, and what came after the row's end */
+  service?: ServiceSide;
+}
+
+/** Read from the service's database while and after the deposits travel (the phase's `db`). */
+export interface ServiceSide {
+  /** each deposit from its chain's depth reached to its credit; null when none was credited */
+  credit: CreditDelays | null;
+  /** when each stage was reached, followed `followMs` past the row's end (webhooks, sweeps) */
+  stages: DepositStageTimes;
+  chains: ChainStage[];
+  followMs: number;
 }
 
 const MAX_USERS = 500;
@@ -48,10 +62,12 @@ export const runDepositPhase = async (options: {
   tokens: TokenInfo[];
   count: number;
   progress: (message: string) => void;
-  /** called before the addresses are made, and before the clock starts (a cost bench takes its readings there) */
-  hooks?: { beforeAddresses?: () => Promise<void>; beforeInjection?: () => Promise<void> };
+  /** the service's database, read for the credit delays after depth and the stages (ServiceSide) */
+  db?: { read: ReadRows; orgId: string; followMs: number };
+  /** called before the addresses are made, before the clock starts and when every deposit is listed and credited (a cost bench takes its readings there) */
+  hooks?: { beforeAddresses?: () => Promise<void>; beforeInjection?: () => Promise<void>; afterCredited?: () => Promise<void> };
 }): Promise<DepositPhaseFigures> => {
-  const { api, tokens, count, progress } = options;
+  const { api, tokens, count, progress, db } = options;
   const users = Math.min(MAX_USERS, Math.max(1, Math.ceil(count / tokens.length)));
   const chainIds = [...new Set(tokens.map((token) => token.chainId))];
   progress(`deposits: creating deposit addresses for ${users} users on ${chainIds.length} chains`);
@@ -72,7 +88,11 @@ export const runDepositPhase = async (options: {
   });
   const batches = Array.from({ length: Math.ceil(count / INJECTION_BATCH) }, (_, index) => plan.slice(index * INJECTION_BATCH, (index + 1) * INJECTION_BATCH));
   await options.hooks?.beforeInjection?.();
+  const sampler = db && (await depositStageSampler(db.read, db.orgId));
+  let followUntil = Number.POSITIVE_INFINITY;
   progress(`deposits: injecting ${count} transfers through /devnet/deposits in ${batches.length} batches (${INJECTION_CONCURRENCY} in flight)`);
+  sampler?.start();
+  const stages = sampler?.untilReached({ expected: count, deadline: () => followUntil, signal: options.lifecycle.signal });
   const started = process.hrtime.bigint();
   const hashes = (await mapConcurrently(batches, INJECTION_CONCURRENCY, (batch) => injectDeposits(api, batch))).flat();
   const injectionMs = msSince(started);
@@ -92,5 +112,31 @@ export const runDepositPhase = async (options: {
   );
   const endToEndMs = msSince(started);
   progress(`deposits: all ${count} listed and credited ${(endToEndMs / 1000).toFixed(1)} s after the first injection`);
-  return { deposits: count, users, addresses: pairs.length, injectionMs, injectionPerSecond: perSecond(count, injectionMs), endToEndPerSecond: perSecond(count, endToEndMs), endToEndMs };
+  await options.hooks?.afterCredited?.();
+  const figures = { deposits: count, users, addresses: pairs.length, injectionMs, injectionPerSecond: perSecond(count, injectionMs), endToEndPerSecond: perSecond(count, endToEndMs), endToEndMs };
+  if (!sampler || !stages || !db) return figures;
+  const credit = await sampler.creditDelays(confirmations);
+  progress(`deposits: following the webhooks and sweeps (${db.followMs / 1000} s at most)`);
+  followUntil = performance.now() + db.followMs;
+  return { ...figures, service: { credit, stages: await stages, chains: await sampler.byChain(), followMs: db.followMs } };
 };
+
+const s = (ms: number | null) => (ms === null ? 'not reached' : `${(ms / 1000).toFixed(1)} s`);
+
+/**
+ * The service's part, said beside the end-to-end figure: each deposit from the moment its chain's
+ * required depth was reached (it could be credited from then on) until its credit was appended,
+ * and the deposits credited a second from the first depth reached to the last credit.
+ */
+export const creditDelayLine = (credit: CreditDelays | null): string =>
+  credit === null
+    ? 'the service’s part: no deposit credited'
+    : `the service’s part (each deposit from its chain’s depth reached to its credit appended; the devnet’s block times and depths excluded): ` +
+      `credit delay p50 ${s(credit.delay.p50)}, p99 ${s(credit.delay.p99)}, max ${s(credit.delay.max)} over ${credit.delay.count} deposits; ` +
+      `${credit.creditedPerSecond.toFixed(0)}/s credited once confirmable (first depth reached ${s(credit.firstDepthMs)}, last ${s(credit.lastDepthMs)}, last credit ${s(credit.lastCreditMs)} after the first injection)`;
+
+/** What came after the row's end: the deposits' webhooks and sweeps, followed for `followMs` at most. */
+export const afterwardsLine = ({ stages, followMs }: ServiceSide): string =>
+  `afterwards (not in the row; followed ${followMs / 1000} s at most, s after the first injection): ` +
+  `webhooks delivered ${s(stages.webhooksDeliveredMs)} (${stages.counts.webhooksDelivered} of ${stages.counts.webhooksMade}), ` +
+  `sweeps settled ${s(stages.sweepsSettledMs)} (${stages.counts.sweepsSettled} of ${stages.counts.sweepsScheduled})`;
