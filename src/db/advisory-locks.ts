@@ -29,10 +29,18 @@ export const ADVISORY_LOCK_NAMESPACES = {
  * Answers false, without running `work`, when another session holds it.
  */
 export const withSessionAdvisoryLock = async (
-  lock: { database: PoolTarget; namespace: number; key: string; applicationName: string; logger: Logger },
+  lock: {
+    database: PoolTarget;
+    namespace: number;
+    key: string;
+    applicationName: string;
+    logger: Logger;
+    /** the session sends queries without waiting for the previous one's answer (pg's pipeline mode) */
+    pipeline?: boolean;
+  },
   work: (client: pg.Client) => Promise<void>,
 ): Promise<boolean> => {
-  const client = new pg.Client({ ...lock.database, application_name: applicationName(lock.applicationName) });
+  const client = new pg.Client({ ...lock.database, application_name: applicationName(lock.applicationName), pipeline: lock.pipeline ?? false });
   client.on('error', (error) => lock.logger.warn('advisory-lock session lost', { lock: lock.applicationName, error }));
   await client.connect();
   let healthy = true;

@@ -1,29 +1,68 @@
-import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection, type Driver, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection, type Driver, type QueryExecutorProvider, type QueryResult, type Transaction } from 'kysely';
 import type pg from 'pg';
 
 /**
- * A transaction on one session in two round trips fewer than `begin`, first statement, …, last
- * statement, `commit`: its BEGIN travels with its first statement, and its COMMIT with its last,
- * each pair as one query string (PostgreSQL runs a string's statements in order and skips the
- * rest after an error). The two statements are plain SQL with their values inlined (a query string
- * of several statements takes no parameters): callers pass only literals made safe by
- * `client.escapeLiteral` or numbers they made themselves.
+ * A transaction on one session (a pipelining client of its own, `pipeline: true`) in as few round
+ * trips as its reads allow: its BEGIN travels with its first statement (`opening`), and that goes
+ * out together with the work's first read, unawaited; the work's writes (`sessionWrite`) wait and
+ * go out together with its last statement (`closing`) and COMMIT. A transaction whose work reads
+ * once costs two round trips, however many it writes. `opening` and `closing` are each one query
+ * string of several statements (PostgreSQL runs them in order and skips the rest after an error),
+ * plain SQL with their values inlined (such a string takes no parameters): callers pass only
+ * literals made safe by `client.escapeLiteral` or numbers they made themselves.
  */
 export interface SessionTransaction<DB, Result> {
-  /** runs right after BEGIN, in the same round trip; `work` gets its rows */
+  /** runs right after BEGIN, in the same round trip; `work` gets its rows when it awaits them */
   opening: string;
-  /** the statements between, on a Kysely transaction bound to the session */
-  work: (trx: Transaction<DB>, opened: readonly Record<string, unknown>[]) => Promise<Result>;
+  /**
+   * The statements between, on a Kysely transaction bound to the session. It starts before the
+   * opening has answered (its first statements go out behind it, and run after it on the server);
+   * it must settle all it started before it ends.
+   */
+  work: (trx: Transaction<DB>, opened: Promise<readonly Record<string, unknown>[]>) => Promise<Result>;
   /** runs right before COMMIT, in the same round trip */
   closing: string;
 }
 
 const AFFECTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-/** One session as Kysely's connection: each query a query on it, with its rows and affected count. */
-const sessionConnection = (client: pg.Client): DatabaseConnection => ({
+/** A statement a write sends: a query builder, or raw SQL compiled against the transaction. */
+export interface WriteStatement {
+  compile(executorProvider: QueryExecutorProvider): CompiledQuery;
+}
+
+/** the writes a session transaction holds back, by its Kysely transaction */
+const heldWrites = new WeakMap<Transaction<unknown>, CompiledQuery[]>();
+
+/**
+ * A write whose answer nobody reads. In a session transaction it is held back and sent (in its
+ * order) with the next statement the transaction sends, at the latest with its COMMIT, so a batch of
+ * writes costs no round trip of its own; its failure fails the transaction then. Anywhere else it
+ * runs now. Statements keep their order either way: a read sends the writes held before it first.
+ */
+export const sessionWrite = async <DB>(trx: Transaction<DB>, statement: WriteStatement): Promise<void> => {
+  const compiled = statement.compile(trx);
+  const held = heldWrites.get(trx as Transaction<unknown>);
+  if (held) held.push(compiled);
+  else await trx.executeQuery(compiled);
+};
+
+/**
+ * Sends the held writes then the query, pipelined (each awaited only together): the query's result,
+ * or the first failure among them all (the server runs nothing after it in the transaction).
+ */
+const sendAfterHeld = async <Result>(client: pg.Client, held: CompiledQuery[], send: () => Promise<Result>): Promise<Result> => {
+  const writes = held.splice(0).map((write) => client.query(write.sql, [...write.parameters]));
+  const settled = await Promise.allSettled([...writes, send()]);
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return (settled.at(-1) as PromiseFulfilledResult<Result>).value;
+};
+
+/** One session as Kysely's connection: each query a query on it (after the writes held), with its rows and affected count. */
+const sessionConnection = (client: pg.Client, held: CompiledQuery[]): DatabaseConnection => ({
   executeQuery: async <Row>(compiled: CompiledQuery): Promise<QueryResult<Row>> => {
-    const result = await client.query(compiled.sql, [...compiled.parameters]);
+    const result = await sendAfterHeld(client, held, () => client.query(compiled.sql, [...compiled.parameters]));
     return {
       rows: (result.rows ?? []) as Row[],
       ...(AFFECTING_COMMANDS.has(result.command) && result.rowCount !== null ? { numAffectedRows: BigInt(result.rowCount) } : {}),
@@ -36,12 +75,15 @@ const sessionConnection = (client: pg.Client): DatabaseConnection => ({
 
 /**
  * Kysely's transaction bookkeeping over a session whose BEGIN and COMMIT the caller sends (with its
- * first and last statements): only the rollback is this driver's.
+ * first and last statements): only the rollback is this driver's, and it drops the writes held.
  */
 class CallerEndsDriver implements Driver {
   private readonly connection: DatabaseConnection;
-  constructor(private readonly client: pg.Client) {
-    this.connection = sessionConnection(client);
+  constructor(
+    private readonly client: pg.Client,
+    private readonly held: CompiledQuery[],
+  ) {
+    this.connection = sessionConnection(client, held);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -50,6 +92,7 @@ class CallerEndsDriver implements Driver {
   async beginTransaction(): Promise<void> {}
   async commitTransaction(): Promise<void> {}
   async rollbackTransaction(): Promise<void> {
+    this.held.length = 0;
     await this.client.query('rollback');
   }
   async releaseConnection(): Promise<void> {}
@@ -57,33 +100,41 @@ class CallerEndsDriver implements Driver {
 }
 
 class CallerEndsDialect extends PostgresDialect {
-  constructor(private readonly client: pg.Client) {
+  constructor(
+    private readonly client: pg.Client,
+    private readonly held: CompiledQuery[],
+  ) {
     super({ pool: {} as pg.Pool });
   }
   override createDriver(): Driver {
-    return new CallerEndsDriver(this.client);
+    return new CallerEndsDriver(this.client, this.held);
   }
 }
 
 /**
  * Runs `transaction` on `client` (a session of its own, not a pool's): everything commits together
- * or nothing does. A failure anywhere (the opening, the work, the closing, the commit) rolls back.
+ * or nothing does. A failure anywhere (the opening, the work, a held write, the closing, the commit)
+ * rolls back, once everything the work started has settled.
  */
 export const sessionTransaction = <DB>(client: pg.Client) => {
-  const db = new Kysely<DB>({ dialect: new CallerEndsDialect(client) });
+  const held: CompiledQuery[] = [];
+  const db = new Kysely<DB>({ dialect: new CallerEndsDialect(client, held) });
   return async <Result>({ opening, work, closing }: SessionTransaction<DB, Result>): Promise<Result> => {
-    let opened: pg.QueryResult[];
-    try {
-      opened = (await client.query(`begin; ${opening}`)) as unknown as pg.QueryResult[];
-    } catch (error) {
-      // BEGIN may have run before the opening failed: the session must not stay in that transaction
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    }
+    const opened = (client.query(`begin; ${opening}`) as unknown as Promise<pg.QueryResult[]>).then((results) => results[1]?.rows ?? []);
+    // awaited by the work, or below if the work never did
+    opened.catch(() => undefined);
     return db.transaction().execute(async (trx) => {
-      const result = await work(trx, opened[1]?.rows ?? []);
-      await client.query(`${closing}; commit`);
-      return result;
+      heldWrites.set(trx as Transaction<unknown>, held);
+      try {
+        const result = await work(trx, opened);
+        await opened;
+        const ended = (await sendAfterHeld(client, held, () => client.query(`${closing}; commit`))) as unknown as pg.QueryResult[];
+        // a COMMIT of a transaction an error aborted answers ROLLBACK, not an error
+        if (ended.at(-1)?.command !== 'COMMIT') throw new Error(`session transaction ended with ${ended.at(-1)?.command}, not COMMIT`);
+        return result;
+      } finally {
+        heldWrites.delete(trx as Transaction<unknown>);
+      }
     });
   };
 };

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
 import type { AccountEvent } from '../domain/account/account.js';
 import { streamCategories } from '../domain/streams.js';
@@ -38,12 +39,15 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   const created = batch.map((recorded) => ({ recorded, data: recorded.data as AccountEvent['data'] }));
   const rows = created.map(({ recorded, data }) => rowOf(recorded, data));
   const column = <Key extends keyof (typeof rows)[number]>(key: Key) => rows.map((row) => row[key]);
-  await sql`
+  await sessionWrite(
+    trx,
+    sql`
     insert into accounts (seq, org_deposit_account_id, org_id, chain_id, external_user_id, address, destination_tag, created_at, updated_at)
     select * from unnest(${column('seq')}::bigint[], ${column('org_deposit_account_id')}::text[], ${column('org_id')}::text[], ${column('chain_id')}::text[],
                          ${column('external_user_id')}::text[], ${column('address')}::text[], ${column('destination_tag')}::text[],
                          ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
-  `.execute(trx);
+  `,
+  );
   if (!outbox.sends) return;
   await outbox.enqueue(
     trx,

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from './stream-ownership.js';
 import type { Database } from '../db/database.js';
 import type { EventBody } from '../eventstore/port.js';
@@ -27,11 +28,14 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
     inserts.push({ stream: event.stream, org_id: orgId, first_position: event.position.toString() });
   }
   if (inserts.length === 0) return;
-  await sql`${insertRows('audit_streams', inserts, [
+  await sessionWrite(
+    trx,
+    sql`${insertRows('audit_streams', inserts, [
     ['stream', 'text'],
     ['org_id', 'text'],
     ['first_position', 'bigint'],
-  ])} on conflict (stream) do nothing`.execute(trx);
+  ])} on conflict (stream) do nothing`,
+  );
 };
 
 /**

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import { findToken, tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import { balanceUpdateReason, type LedgerEvent } from '../domain/ledger/ledger.js';
@@ -57,11 +58,14 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
     updated_at: new Date(event.data.occurredAt),
   }));
   if (rows.length > 0) {
-    await sql`
+    await sessionWrite(
+      trx,
+      sql`
       ${insertRows('balances', rows, BALANCE_COLUMNS)}
       on conflict (org_id, token_id) do update
       set available = excluded.available, pending = excluded.pending, held = excluded.held, updated_at = excluded.updated_at
-    `.execute(trx);
+    `,
+    );
   }
   await outbox.enqueue(trx, webhooks);
 };

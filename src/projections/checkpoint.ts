@@ -29,9 +29,11 @@ export const projectionSession = (client: pg.Client): ProjectionSession => ({ cl
 
 /**
  * Applies one batch: the handler's writes and the new checkpoint commit together or not at all.
- * The checkpoint row is locked and compared first, so a batch can never be applied twice, even by
- * two runners that both believe they are active. The lock goes out with the BEGIN, and the
- * checkpoint's update with the COMMIT: a batch costs the handler's statements and two round trips.
+ * The checkpoint row is locked and compared before the commit, so a batch can never be applied
+ * twice, even by two runners that both believe they are active: the lock goes out with the BEGIN,
+ * and the handler's first reads right behind it (the server runs them once it holds the lock); the
+ * handler's writes are held back and go out with the checkpoint's update and the COMMIT. A batch
+ * whose handler reads once costs two round trips.
  */
 export const applyBatch = async (
   session: ProjectionSession,
@@ -45,11 +47,14 @@ export const applyBatch = async (
   await session.transaction({
     opening: `select position::text as position from projection_checkpoints where name = ${name} for update`,
     work: async (trx, opened) => {
-      const row = opened[0] as { position: string } | undefined;
+      // the handler settles before anything is decided: nothing it started may run after a rollback
+      const [lock, applied] = await Promise.allSettled([opened, applyEvents(trx, projection, batch)]);
+      if (lock.status === 'rejected') throw lock.reason;
+      const row = lock.value[0] as { position: string } | undefined;
       if (!row) throw new Error(`projection ${projection.name} has no checkpoint row`);
       const current = BigInt(row.position);
       if (current !== expectedPosition) throw new CheckpointMovedError(projection.name, expectedPosition, current);
-      await applyEvents(trx, projection, batch);
+      if (applied.status === 'rejected') throw applied.reason;
     },
     closing: `update projection_checkpoints set position = ${last.position.toString()}, updated_at = now() where name = ${name}`,
   });

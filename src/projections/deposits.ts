@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import { tokenSummaryOf } from '../catalog/tokens.js';
 import type { Database } from '../db/database.js';
 import type { DepositStatus } from '../db/tables/deposits.js';
@@ -112,7 +113,7 @@ const loadStored = async (trx: Transaction<Database>, refs: DepositRef[]): Promi
 const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
   if (rows.length === 0) return;
   const column = <Key extends keyof InsertedRow>(key: Key) => rows.map((row) => row[key]);
-  await sql`
+  await sessionWrite(trx, sql`
     insert into deposits (chain_id, tx_hash, output_index, seq, org_id, external_user_id, account_chain_id, token_id, amount, sender_address,
                           to_address, destination_tag, block_number, block_hash, credit, confirmations, confirmed, status, created_at, updated_at)
     select * from unnest(${column('chain_id')}::text[], ${column('tx_hash')}::text[], ${column('output_index')}::int[], ${column('seq')}::bigint[],
@@ -120,7 +121,7 @@ const insertRows = async (trx: Transaction<Database>, rows: InsertedRow[]) => {
                          ${column('amount')}::numeric[], ${column('sender_address')}::text[], ${column('to_address')}::text[], ${column('destination_tag')}::bigint[],
                          ${column('block_number')}::bigint[], ${column('block_hash')}::text[], ${column('credit')}::text[], ${column('confirmations')}::int[],
                          ${column('confirmed')}::boolean[], ${column('status')}::text[], ${column('created_at')}::timestamptz[], ${column('updated_at')}::timestamptz[])
-  `.execute(trx);
+  `);
 };
 
 /**
@@ -193,11 +194,11 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
     return stored && (current === null || current.inserted !== null);
   });
   if (deleted.length > 0) {
-    await sql`
+    await sessionWrite(trx, sql`
       delete from deposits
       where (chain_id, tx_hash, output_index) in (
         select * from unnest(${deleted.map(([, ref]) => ref.chainId)}::text[], ${deleted.map(([, ref]) => ref.txHash)}::text[], ${deleted.map(([, ref]) => ref.index)}::int[]))
-    `.execute(trx);
+    `);
   }
   await insertRows(
     trx,
@@ -206,7 +207,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   // a stored row still there and not detected anew was confirmed or reverted in the batch (or untouched: written as it was)
   const updated = [...folded.values()].flatMap(({ stored, current }) => (stored && current && current.inserted === null ? [current] : []));
   if (updated.length > 0) {
-    await sql`
+    await sessionWrite(trx, sql`
       update deposits as row
       set confirmations = change.confirmations, confirmed = change.confirmed, status = change.status, updated_at = change.updated_at
       from unnest(${updated.map(({ row }) => row.chain_id)}::text[], ${updated.map(({ row }) => row.tx_hash)}::text[], ${updated.map(({ row }) => row.output_index)}::int[],
@@ -214,7 +215,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
                   ${updated.map(({ row }) => row.status)}::text[], ${updated.map((current) => current.updated_at)}::timestamptz[])
            as change (chain_id, tx_hash, output_index, confirmations, confirmed, status, updated_at)
       where (row.chain_id, row.tx_hash, row.output_index) = (change.chain_id, change.tx_hash, change.output_index)
-    `.execute(trx);
+    `);
   }
   await outbox.enqueue(trx, webhooks);
 };

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventFilter, EventBody } from '../eventstore/port.js';
-import { enqueueWebhooks, releaseWaitingDeliveries, type WebhookToEnqueue } from '../webhooks/outbox.js';
+import { releaseWaitingDeliveries, writeWebhooks, type WebhookToEnqueue } from '../webhooks/outbox.js';
 
 /**
  * What a projection does to the webhook outbox besides its own tables. Applying events live, these
@@ -18,7 +18,8 @@ export interface OutboxEffects {
   releaseWaiting(trx: Transaction<Database>, orgId: string): Promise<unknown>;
 }
 
-export const liveOutbox: OutboxEffects = { sends: true, enqueue: enqueueWebhooks, releaseWaiting: releaseWaitingDeliveries };
+/** the live outbox: its inserts are writes (`sessionWrite`), sent with the batch's commit on the runner's session */
+export const liveOutbox: OutboxEffects = { sends: true, enqueue: writeWebhooks, releaseWaiting: releaseWaitingDeliveries };
 
 export const alreadyApplied: OutboxEffects = { sends: false, enqueue: async () => 0, releaseWaiting: async () => 0 };
 
@@ -26,7 +27,9 @@ export const alreadyApplied: OutboxEffects = { sends: false, enqueue: async () =
  * A projection maps events to read-model writes. `handle` runs inside the batch transaction that
  * also moves the checkpoint, so its writes (read-model rows, outbox rows) happen exactly once in
  * effect. It must be deterministic: a rebuild from position 0 must give the same tables. Its outbox
- * writes go through `outbox` (live unless said otherwise).
+ * writes go through `outbox` (live unless said otherwise). Writes whose answer it does not read go
+ * through `sessionWrite`: on the runner's session they are held back and sent with the batch's
+ * commit (a read sends those held before it first, so the order stays the handler's).
  */
 export interface Projection {
   /** stable: it names the checkpoint row and the advisory lock */

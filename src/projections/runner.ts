@@ -154,11 +154,15 @@ export class ProjectionRunner {
     }
   }
 
-  /** runs `work` on a dedicated session holding the projection's lock; false if the lock is taken */
+  /**
+   * runs `work` on a dedicated session holding the projection's lock; false if the lock is taken.
+   * The session pipelines: a batch's statements go out together wherever the next does not wait
+   * for an answer (see applyBatch).
+   */
   private withSession(work: (db: Kysely<Database>, client: pg.Client) => Promise<void>): Promise<boolean> {
     const { database, projection } = this.options;
     return withSessionAdvisoryLock(
-      { database, namespace: LOCK_NAMESPACE, key: projection.name, applicationName: `projection:${projection.name}`, logger: this.logger },
+      { database, namespace: LOCK_NAMESPACE, key: projection.name, applicationName: `projection:${projection.name}`, logger: this.logger, pipeline: true },
       (client) => work(databaseOnClient(client), client),
     );
   }

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import { findChain } from '../catalog/registry.js';
 import type { Database } from '../db/database.js';
 import type { DepositEvent } from '../domain/deposit/deposit.js';
@@ -41,24 +42,30 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
   }
   const rows = [...queued.values()];
   if (rows.length > 0)
-    await sql`
+    await sessionWrite(
+      trx,
+      sql`
       insert into sweep_queue (chain_id, tx_hash, output_index, seq, queued_at, done_at)
       select chain_id, tx_hash, output_index, seq, at, null
       from unnest(${rows.map((row) => row.chainId)}::text[], ${rows.map((row) => row.txHash)}::text[], ${rows.map((row) => row.index)}::int[],
                   ${rows.map((row) => row.seq)}::bigint[], ${rows.map((row) => row.at)}::timestamptz[])
            as row (chain_id, tx_hash, output_index, seq, at)
       on conflict (chain_id, tx_hash, output_index) do nothing
-    `.execute(trx);
+    `,
+    );
   // a sweep stream ends once; its queue row came from the deposit's earlier confirmation
   if (ended.length > 0)
-    await sql`
+    await sessionWrite(
+      trx,
+      sql`
       update sweep_queue set done_at = ended.at
       from unnest(${ended.map((row) => row.chainId)}::text[], ${ended.map((row) => row.txHash)}::text[], ${ended.map((row) => row.index)}::int[],
                   ${ended.map((row) => row.at)}::timestamptz[])
            as ended (chain_id, tx_hash, output_index, at)
       where sweep_queue.chain_id = ended.chain_id and sweep_queue.tx_hash = ended.tx_hash and sweep_queue.output_index = ended.output_index
         and sweep_queue.done_at is null
-    `.execute(trx);
+    `,
+    );
 };
 
 /**

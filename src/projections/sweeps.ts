@@ -1,4 +1,5 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
 import type { SweepsTable } from '../db/tables/sweeps.js';
 import type { DepositRef } from '../domain/deposit/deposit.js';
@@ -137,11 +138,11 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
     }
   }
   const created = [...folded.values()].flatMap(({ stored: wasStored, row }) => (!wasStored && row ? [row] : []));
-  if (created.length > 0) await insertRows('sweeps', created, SWEEP_COLUMNS).execute(trx);
+  if (created.length > 0) await sessionWrite(trx, insertRows('sweeps', created, SWEEP_COLUMNS));
   const updated = [...folded.values()].flatMap(({ stored: wasStored, row }) => (wasStored && row ? [row] : []));
   if (updated.length === 0) return;
   const column = <Key extends keyof SweepRow>(key: Key) => updated.map((row) => row[key]);
-  await sql`
+  await sessionWrite(trx, sql`
     update sweeps as row
     set status = change.status, reason = change.reason, top_up_tx_hash = change.top_up_tx_hash, top_up_amount = change.top_up_amount,
         gas_spent = change.gas_spent, sweep_tx_hash = change.sweep_tx_hash, swept_amount = change.swept_amount, fee = change.fee,
@@ -152,7 +153,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
                 ${column('updated_at')}::timestamptz[])
          as change (chain_id, tx_hash, output_index, status, reason, top_up_tx_hash, top_up_amount, gas_spent, sweep_tx_hash, swept_amount, fee, fee_charged, updated_at)
     where (row.chain_id, row.tx_hash, row.output_index) = (change.chain_id, change.tx_hash, change.output_index)
-  `.execute(trx);
+  `);
 };
 
 /**

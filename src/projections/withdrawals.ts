@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import { withdrawalCompletedPayload, withdrawalDetail } from '../domain/withdrawal/resource.js';
 import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
@@ -126,10 +127,12 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
       created_at: new Date(withdrawal.createdAt),
       ...columnsOf(withdrawal),
     }));
-    await insertRows('withdrawals', rows, WITHDRAWAL_COLUMNS).execute(trx);
+    await sessionWrite(trx, insertRows('withdrawals', rows, WITHDRAWAL_COLUMNS));
   }
   if (updated.length > 0) {
-    await sql`
+    await sessionWrite(
+      trx,
+      sql`
       update withdrawals as row
       set status = change.status, txn_hash = change.txn_hash, state = change.state, updated_at = change.updated_at
       from unnest(${updated.map((withdrawal) => withdrawal.id)}::text[], ${updated.map((withdrawal) => withdrawal.status)}::text[],
@@ -137,7 +140,8 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
                   ${updated.map((withdrawal) => new Date(withdrawal.updatedAt))}::timestamptz[])
            as change (id, status, txn_hash, state, updated_at)
       where row.id = change.id
-    `.execute(trx);
+    `,
+    );
   }
   await outbox.enqueue(trx, webhooks);
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
 import type { WebhookEventType } from './event-types.js';
 
@@ -65,13 +66,30 @@ const checkedBody = (webhook: WebhookToEnqueue): string => {
  * batches never wait on each other in a circle.
  */
 export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<number> => {
-  const bodies = webhooks.map(checkedBody);
   let added = 0;
+  for (const statement of enqueueStatements(webhooks)) added += Number((await statement.execute(trx)).rows[0]?.added ?? 0);
+  return added;
+};
+
+/**
+ * enqueueWebhooks for a projection's live batch, which does not read how many were added: the
+ * statements are written with `sessionWrite`, so on the runner's session they go out with the
+ * batch's commit instead of a round trip each.
+ */
+export const writeWebhooks = async (trx: Transaction<Database>, webhooks: readonly WebhookToEnqueue[]): Promise<void> => {
+  for (const statement of enqueueStatements(webhooks)) await sessionWrite(trx, statement);
+};
+
+/**
+ * One statement per chunk: the rows as arrays (a constant number of parameters), inserted in their
+ * order, and one notification if any row was new (delivered to listeners at commit).
+ */
+const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ added: string }>[] => {
+  const bodies = webhooks.map(checkedBody);
+  const statements: RawBuilder<{ added: string }>[] = [];
   for (let start = 0; start < webhooks.length; start += ENQUEUE_CHUNK) {
     const chunk = webhooks.slice(start, start + ENQUEUE_CHUNK);
-    // one round trip per chunk: the rows as arrays (a constant number of parameters), inserted in
-    // their order, and one notification if any row was new (delivered to listeners at commit)
-    const { rows } = await sql<{ added: string }>`
+    statements.push(sql<{ added: string }>`
       with urls as (
         select id, webhook_url is not null as has_url
         from organizations
@@ -92,10 +110,9 @@ export const enqueueWebhooks = async (trx: Transaction<Database>, webhooks: read
         returning 1
       )
       select (select count(*) from inserted) as added, (select pg_notify(${WEBHOOK_DUE_CHANNEL}, '') from inserted limit 1) as notified
-    `.execute(trx);
-    added += Number(rows[0]?.added ?? 0);
+    `);
   }
-  return added;
+  return statements;
 };
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,16 +20,19 @@ const logger = createLogger('silent');
 const token = nativeToken('eip155:1');
 
 /**
- * A projection batch on the runner's session: BEGIN goes out with the checkpoint's lock and COMMIT
- * with its update, so a batch costs the handler's statements and two round trips. Whatever fails
- * (the lock, the handler, the checkpoint's update, the commit), nothing of the batch stays, the
- * checkpoint does not move, and the session is left outside any transaction.
+ * A projection batch on the runner's (pipelining) session: BEGIN goes out with the checkpoint's
+ * lock and the handler's first read right behind it; the handler's writes go out with the
+ * checkpoint's update and COMMIT: a batch whose handler reads once costs two round trips. Whatever
+ * fails (the lock, the handler, a write, the checkpoint's update, the commit), nothing of the batch
+ * stays, the checkpoint does not move, and the session is left outside any transaction.
  */
-describe('a projection batch in two round trips beside its handler', () => {
+describe('a projection batch in two round trips', () => {
   let database: TestDatabase;
   let store: EventStore;
   let client: pg.Client;
   let queries: string[];
+  /** times the session sent a query while none was waiting for its answer */
+  let roundTrips: number;
   let sessionPid: number;
   const db = () => createDatabase(database.pool);
 
@@ -48,16 +52,25 @@ describe('a projection batch in two round trips beside its handler', () => {
     await db().deleteFrom('withdrawals').execute();
     await db().deleteFrom('webhook_deliveries').execute();
     await db().deleteFrom('projection_checkpoints').execute();
-    client = new pg.Client(database.config);
+    client = new pg.Client({ ...database.config, pipeline: true });
     await client.connect();
     await readCheckpoint(databaseOnClient(client), withdrawalsProjection.name);
     sessionPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    // every query the session sends, in order (a string of several statements is one)
+    // every query the session sends, in order (a string of several statements is one), and the round trips
     queries = [];
+    roundTrips = 0;
+    let waiting = 0;
     const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
       queries.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text));
-      return send(...args);
+      if (waiting++ === 0) roundTrips++;
+      const answered = send(...args);
+      // counted down as its answer comes, before the caller's continuation can send more
+      void answered.then(
+        () => waiting--,
+        () => waiting--,
+      );
+      return answered;
     };
   });
   afterEach(async () => {
@@ -72,23 +85,22 @@ describe('a projection batch in two round trips beside its handler', () => {
     return rows[0]!.state !== 'idle';
   };
 
-  it('sends the handler statements and two more: begin with the lock, the checkpoint with commit', async () => {
+  it('sends begin with the lock and the first read, then the writes with the checkpoint and commit', async () => {
     const events = await withdrawalEvents();
-    const handlerQueries: string[] = [];
-    const counting: Projection = {
-      ...withdrawalsProjection,
-      handleBatch: async (trx, batch, outbox) => {
-        const before = queries.length;
-        await withdrawalsProjection.handleBatch!(trx, batch, outbox);
-        handlerQueries.push(...queries.slice(before));
-      },
-    };
-    const reached = await applyBatch(projectionSession(client), counting, events, 0n);
+    // the first withdrawal's request alone, then the rest: that batch reads the first's row
+    const first = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
+    expect(roundTrips).toBe(2);
+    queries = [];
+    roundTrips = 0;
+    const reached = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(1), first);
 
     expect(reached).toBe(events.at(-1)!.position);
-    expect(queries).toHaveLength(handlerQueries.length + 2);
     expect(queries[0]).toMatch(/^begin; select .* for update$/s);
+    expect(queries[1]).toMatch(/^select .* from "withdrawals" .* for update$/s);
+    // the new rows, the updated ones, the webhooks, then the checkpoint with the commit
+    expect(queries.slice(2, -1).map((query) => query.trim().split(/\s+/)[0])).toEqual(['insert', 'update', 'with']);
     expect(queries.at(-1)).toMatch(/^update projection_checkpoints .*; commit$/s);
+    expect(roundTrips).toBe(2);
     expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(reached);
     expect(await rowCount()).toBe(4);
     expect(await inTransaction()).toBe(false);
@@ -130,6 +142,39 @@ describe('a projection batch in two round trips beside its handler', () => {
 
     // and the session goes on: the next batch applies
     expect(await applyBatch(projectionSession(client), withdrawalsProjection, events, 0n)).toBe(events.at(-1)!.position);
+    expect(await rowCount()).toBe(4);
+  });
+
+  it('rolls everything back when a held write fails, and the session goes on', async () => {
+    const events = await withdrawalEvents();
+    const first = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
+    // the same request again: its insert, held back to the commit, fails on the primary key
+    const again = { ...events[0]!, id: randomUUID(), position: first + 1n };
+    await expect(applyBatch(projectionSession(client), withdrawalsProjection, [again], first)).rejects.toThrow(/duplicate key/);
+
+    expect(queries.at(-1)).toBe('rollback');
+    expect(await inTransaction()).toBe(false);
+    expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(first);
+    expect(await rowCount()).toBe(1);
+    expect(await db().selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(1);
+    expect(await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(1), first)).toBe(events.at(-1)!.position);
+    expect(await rowCount()).toBe(4);
+  });
+
+  it('sends the writes held back before a read, so the read sees them', async () => {
+    const events = await withdrawalEvents();
+    const seen: number[] = [];
+    const readingAfterWrites: Projection = {
+      ...withdrawalsProjection,
+      handleBatch: async (trx, batch, outbox) => {
+        await withdrawalsProjection.handleBatch!(trx, batch, outbox);
+        const { n } = await trx.selectFrom('withdrawals').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        seen.push(Number(n));
+      },
+    };
+    await applyBatch(projectionSession(client), readingAfterWrites, events, 0n);
+
+    expect(seen).toEqual([4]);
     expect(await rowCount()).toBe(4);
   });
 
