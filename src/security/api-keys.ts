@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 /**
  * An API key is `lgk_<keyId>_<secret>`: the key id finds the row, the keyed digest of the whole
@@ -20,3 +21,29 @@ export const digestsMatch = (a: string, b: string): boolean => {
 };
 
 export const generateWebhookSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/**
+ * The keyed digest of each key id's last key, remembered (at most `limit` key ids, in this
+ * process's memory only) so a caller that presents the same key again is not hashed again. The
+ * remembered key is compared with the presented one in constant time. A digest says nothing of
+ * whether its key is current: that is decided on the organization's stream every time.
+ */
+export class ApiKeyDigests {
+  private readonly lastKeys: BoundedMap<string, { key: Buffer; digest: string }>;
+
+  constructor(
+    private readonly digestOf: (apiKey: string) => string,
+    limit: number,
+  ) {
+    this.lastKeys = new BoundedMap(limit);
+  }
+
+  digest(keyId: string, apiKey: string): string {
+    const key = Buffer.from(apiKey);
+    const last = this.lastKeys.get(keyId);
+    if (last && last.key.length === key.length && timingSafeEqual(last.key, key)) return last.digest;
+    const digest = this.digestOf(apiKey);
+    this.lastKeys.set(keyId, { key, digest });
+    return digest;
+  }
+}

@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.js';
 import type { ActiveOrganization, Organization } from '../../domain/organization/organization.js';
 import type { EventStore } from '../../eventstore/port.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
-import { apiKeyId, digestsMatch } from '../../security/api-keys.js';
+import { ApiKeyDigests, apiKeyId, digestsMatch } from '../../security/api-keys.js';
 import { verifyAccessToken } from '../../security/access-tokens.js';
 import type { Keyring } from '../../security/keyring.js';
 import { ApiError } from '../errors.js';
@@ -47,11 +47,13 @@ const usernameOf = (organization: ActiveOrganization, userId: string) => organiz
  * refused at once in the process that rotated (its append drops the organization before the
  * rotation answers) and in every other process when the store's notification arrives. Which
  * organization a key id belongs to never changes, so that is remembered (bounded) from the
- * `api_keys` read model.
+ * `api_keys` read model, and so is the digest of the last key presented under each id (a digest
+ * is the same for the same key; whether it is current is decided as above, every time).
  */
 export const authenticate = (dependencies: AuthenticationDependencies): MiddlewareHandler<AppEnv> => {
   const { db, keyring, clock } = dependencies;
   const keyOwners = new BoundedMap<string, string>(KNOWN_KEY_OWNERS);
+  const keyDigests = new ApiKeyDigests((apiKey) => keyring.apiKeyDigest(apiKey), KNOWN_KEY_OWNERS);
   const ownerOf = async (keyId: string) => {
     const known = keyOwners.get(keyId);
     if (known !== undefined) return known;
@@ -66,7 +68,7 @@ export const authenticate = (dependencies: AuthenticationDependencies): Middlewa
       const keyId = apiKeyId(apiKey);
       const orgId = keyId ? await ownerOf(keyId) : undefined;
       if (!keyId || orgId === undefined) throw invalidApiKey();
-      const digest = keyring.apiKeyDigest(apiKey);
+      const digest = keyDigests.digest(keyId, apiKey);
       const organization = await acceptedOrganization(dependencies, orgId, ({ apiKey: current }) => current?.keyId === keyId && digestsMatch(digest, current.keyDigest));
       const userId = organization?.apiKey?.userId;
       const username = organization && userId !== undefined ? usernameOf(organization, userId) : undefined;
