@@ -125,6 +125,10 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
         `${hooks.producedPerSecond.toFixed(0)}/s produced by the load and delivered; ${hooks.sustainedPerSecond.toFixed(0)}/s over the run's ${hooks.backlogSeconds.toFixed(1)} s of backlog; ` +
         `by type: ${[...receiver.byType].map(([type, count]) => `${type} ${count}`).join(', ')}`,
     );
+    progress(
+      `webhooks: arrived during the load: the loaded organization's ${hooks.loadedArrivedDuringLoad}, the released backlog's ${hooks.releasedArrivedDuringLoad}; ` +
+        `the loaded organization's webhooks behind their events: p50 ${hooks.loadedDelayMs.p50.toFixed(0)} ms, p99 ${hooks.loadedDelayMs.p99.toFixed(0)} ms, max ${hooks.loadedDelayMs.max.toFixed(0)} ms (${hooks.loadedDelayMs.count})`,
+    );
   }
   if (phases.has('deposits')) {
     lifecycle.checkpoint();

@@ -171,7 +171,8 @@ export const reportRows = (figures: RunFigures): Row[] => {
           figure: `webhook deliveries while the load runs (dispatcher's capacity: a parked backlog released as the load starts; ${num(figures.webhooks.underLoadBacklogSeconds, 1)} s with deliveries due)`,
           measured:
             `${num(figures.webhooks.underLoadPerSecond)}/s; the load's own ${num(figures.webhooks.producedPerSecond)}/s produced and delivered; ` +
-            `${num(figures.webhooks.deliveredTotal)} delivered in all` +
+            `${num(figures.webhooks.deliveredTotal)} delivered in all; during the load ${num(figures.webhooks.loadedArrivedDuringLoad)} of the loaded organization's ` +
+            `arrived beside ${num(figures.webhooks.releasedArrivedDuringLoad)} of the backlog's, its webhooks p50 ${num(figures.webhooks.loadedDelayMs.p50)} / p99 ${num(figures.webhooks.loadedDelayMs.p99)} ms behind their events` +
             (figures.webhooks.leftDue ? `, ${num(figures.webhooks.leftDue)} still due` : ', drained'),
           target: '≥ 2,000/s',
           met: figures.webhooks.underLoadPerSecond >= 2000,

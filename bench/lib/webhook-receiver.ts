@@ -13,6 +13,8 @@ export interface BenchWebhookReceiver {
   setSecret(secret: string): void;
   /** first-arrival times (performance.now(), ms) of distinct ids, in arrival order */
   readonly firstArrivals: number[];
+  /** each first arrival's delay behind its event (the body's `timestamp`), ms, in the same order */
+  readonly firstArrivalDelaysMs: number[];
   /** requests answered 200, repeats included */
   readonly accepted: () => number;
   readonly badSignatures: () => number;
@@ -25,6 +27,7 @@ export const startBenchWebhookReceiver = async (): Promise<BenchWebhookReceiver>
   let secret: Buffer | null = null;
   const seen = new Set<string>();
   const firstArrivals: number[] = [];
+  const firstArrivalDelaysMs: number[] = [];
   const byType = new Map<string, number>();
   let accepted = 0;
   let badSignatures = 0;
@@ -45,7 +48,8 @@ export const startBenchWebhookReceiver = async (): Promise<BenchWebhookReceiver>
       if (id && !seen.has(id)) {
         seen.add(id);
         firstArrivals.push(performance.now());
-        const { type } = JSON.parse(body.toString('utf8')) as { type: string };
+        const { type, timestamp } = JSON.parse(body.toString('utf8')) as { type: string; timestamp: string };
+        firstArrivalDelaysMs.push(Date.now() - Date.parse(timestamp));
         byType.set(type, (byType.get(type) ?? 0) + 1);
       }
       accepted++;
@@ -59,6 +63,7 @@ export const startBenchWebhookReceiver = async (): Promise<BenchWebhookReceiver>
     url: `http://127.0.0.1:${port}/webhooks`,
     setSecret: (value) => void (secret = Buffer.from(value)),
     firstArrivals,
+    firstArrivalDelaysMs,
     accepted: () => accepted,
     badSignatures: () => badSignatures,
     byType,
@@ -76,3 +81,7 @@ export const arrivalsBetween = (arrivals: readonly number[], fromMs: number, toM
   for (const at of arrivals) if (at >= fromMs && at < toMs) count++;
   return count;
 };
+
+/** The delays behind their events of the distinct deliveries whose first arrival lies in [fromMs, toMs). */
+export const delaysOfArrivalsBetween = (receiver: BenchWebhookReceiver, fromMs: number, toMs: number): number[] =>
+  receiver.firstArrivals.flatMap((at, index) => (at >= fromMs && at < toMs ? [receiver.firstArrivalDelaysMs[index]!] : []));

@@ -5,7 +5,8 @@ import type { OutboxMonitor, OutboxSample } from '../outbox-monitor.js';
 import { sustainedRate } from '../outbox-monitor.js';
 import { bootstrapOrganization, fundOrganization, type BenchOrganization, type TokenInfo } from '../organization.js';
 import type { BenchService } from '../service.js';
-import { arrivalsBetween, startBenchWebhookReceiver, type BenchWebhookReceiver } from '../webhook-receiver.js';
+import { summarize, type LatencySummary } from '../stats.js';
+import { arrivalsBetween, delaysOfArrivalsBetween, startBenchWebhookReceiver, type BenchWebhookReceiver } from '../webhook-receiver.js';
 import { withdrawalTemplates } from './withdrawals.js';
 
 export interface WebhookPhaseFigures {
@@ -30,6 +31,15 @@ export interface WebhookPhaseFigures {
   deliveredTotal: number;
   /** deliveries still due when the phase gave up waiting (0: drained) */
   leftDue: number;
+  /**
+   * Fairness between the two organizations: how many of each one's deliveries arrived while the
+   * load ran (one organization's released backlog must not hold the loaded one's back), and how far
+   * behind its events each of the loaded organization's webhooks arrived, from the load's start
+   * until the outbox drained.
+   */
+  loadedArrivedDuringLoad: number;
+  releasedArrivedDuringLoad: number;
+  loadedDelayMs: LatencySummary;
 }
 
 /** arrival times of several receivers, in one ascending list */
@@ -125,5 +135,8 @@ export const runWebhookPhase = async (options: {
     phasePerSecond: (deliveredInPhase * 1000) / (endedMs - startedMs),
     deliveredTotal: arrivals.length,
     leftDue: drained ? 0 : (monitor.latest()?.due ?? Number.NaN),
+    loadedArrivedDuringLoad: arrivalsBetween(receiver.firstArrivals, loadStartedMs, loadEndedMs),
+    releasedArrivedDuringLoad: arrivalsBetween(parkedReceiver.firstArrivals, loadStartedMs, loadEndedMs),
+    loadedDelayMs: summarize(delaysOfArrivalsBetween(receiver, loadStartedMs, endedMs)),
   };
 };
