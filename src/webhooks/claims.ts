@@ -55,28 +55,91 @@ export const logInterruptedAttempts = (rows: RawBuilder<unknown>, error: string 
 `;
 
 /**
+ * Where the next claim starts its round over the organizations: after the last organization the
+ * previous claim gave a share to (the empty string: from the first). Each dispatcher keeps its own.
+ */
+export type ClaimCursor = string;
+export const FIRST_ORGANIZATION: ClaimCursor = '';
+
+/** a pending delivery that is not parked for a URL: what webhook_deliveries_org_due_idx holds (literal, so the planner matches it) */
+const NOT_PARKED = sql`status = 'pending' and next_attempt_at < 'infinity'::timestamptz`;
+
+/**
+ * The organizations with deliveries not parked, in one round starting after `cursor`: those after
+ * it in order, then from the first up to it. A loose index scan: one descent of
+ * webhook_deliveries_org_due_idx per organization, read only as far as the claim needs.
+ */
+const organizationsInRound = (cursor: ClaimCursor) => sql`
+  after_cursor (org_id) as (
+    (select org_id from webhook_deliveries where ${NOT_PARKED} and org_id > ${cursor} order by org_id limit 1)
+    union all
+    select (select next.org_id from webhook_deliveries as next where ${NOT_PARKED} and next.org_id > previous.org_id order by next.org_id limit 1)
+    from after_cursor as previous where previous.org_id is not null
+  ), up_to_cursor (org_id) as (
+    (select org_id from webhook_deliveries where ${NOT_PARKED} and org_id <= ${cursor} order by org_id limit 1)
+    union all
+    select (select next.org_id from webhook_deliveries as next where ${NOT_PARKED} and next.org_id > previous.org_id and next.org_id <= ${cursor} order by next.org_id limit 1)
+    from up_to_cursor as previous where previous.org_id is not null
+  ), round (org_id) as (
+    select org_id from after_cursor where org_id is not null
+    union all
+    select org_id from up_to_cursor where org_id is not null
+  )
+`;
+
+/**
  * Claims up to `limit` due deliveries in one statement: it counts the attempt and takes a lease
  * (`next_attempt_at` = now + `leaseMs`), and logs as interrupted the attempt of a dispatcher that
  * vanished mid-send (its lease expired; that attempt counted). `skip locked` lets several
  * dispatchers claim side by side without waiting on, or taking, each other's rows.
+ *
+ * A fair share per organization: the claim goes round the organizations with deliveries due (at
+ * most `limit` of them, starting after `cursor`) and takes from each at most `limit` ÷ their
+ * number (rounded up; every organization's first before any organization's second, up to
+ * `limit`), each organization's oldest due first (then in insertion order). One organization's
+ * backlog, however long, no longer holds another's deliveries back until it is sent: both are
+ * sent side by side. Alone, an organization gets the whole claim.
  *
  * An attempt's row in webhook_attempts is written once, when it ends (recordAttemptOutcomes),
  * not opened here and completed there: one write of the attempt log per attempt instead of two.
  * The claim's time is the delivery's `updated_at` (nothing else writes a leased delivery), so an
  * attempt logged later, by its sender or as interrupted, still starts when it was claimed.
  */
-export const claimDueDeliveries = async (
+export const claimFairShares = async (
   db: Kysely<Database>,
-  options: { limit: number; maxAttempts: number; leaseMs: number },
-): Promise<ClaimedDelivery[]> => {
-  const { rows } = await sql<ClaimedRow>`
-    with due as (
-      select id, claim_token as interrupted_claim, attempts as interrupted_attempt, updated_at as interrupted_started_at
-      from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= now() and attempts < ${options.maxAttempts}
-      order by next_attempt_at
+  options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor },
+): Promise<FairClaim> => {
+  const cursor = options.cursor ?? FIRST_ORGANIZATION;
+  const { rows } = await sql<ClaimedRow & { share: number; round_end: string }>`
+    with recursive ${organizationsInRound(cursor)},
+    due_organizations as (
+      select round.org_id from round
+      where exists (select 1 from webhook_deliveries as delivery
+                    where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now())
       limit ${options.limit}
-      for update skip locked
+    ), share as (
+      select ceil(${options.limit}::numeric / greatest(count(*), 1))::integer as per_organization,
+             coalesce(max(org_id) filter (where org_id <= ${cursor}), max(org_id)) as round_end
+      from due_organizations
+    ), due as (
+      -- each organization's share, locked where it is read; every organization's first before any organization's second, up to the limit
+      select id, interrupted_claim, interrupted_attempt, interrupted_started_at
+      from (
+        select pick.*, row_number() over (partition by due_organizations.org_id order by pick.next_attempt_at, pick.seq) as place
+        from due_organizations cross join share
+        cross join lateral (
+          select delivery.id, delivery.next_attempt_at, delivery.seq, delivery.claim_token as interrupted_claim,
+                 delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
+          from webhook_deliveries as delivery
+          where delivery.org_id = due_organizations.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
+            and delivery.attempts < ${options.maxAttempts}
+          order by delivery.next_attempt_at, delivery.seq
+          limit share.per_organization
+          for update skip locked
+        ) as pick
+      ) as shares
+      order by place
+      limit ${options.limit}
     ), claimed as (
       update webhook_deliveries as delivery
       set attempts = delivery.attempts + 1,
@@ -94,11 +157,13 @@ export const claimDueDeliveries = async (
       ${logInterruptedAttempts(sql`select interrupted_claim, id, interrupted_attempt, interrupted_started_at from claimed where interrupted_claim is not null`)}
     )
     select claimed.id, claimed.org_id, claimed.event_type, claimed.body, claimed.event_timestamp, claimed.attempts,
-           claimed.claim_token, claimed.claimed_at, organization.webhook_url, organization.webhook_signing_secret_encrypted
+           claimed.claim_token, claimed.claimed_at, organization.webhook_url, organization.webhook_signing_secret_encrypted,
+           share.per_organization as share, share.round_end
     from claimed
+    cross join share
     left join organizations as organization on organization.id = claimed.org_id
   `.execute(db);
-  return rows.map((row) => ({
+  const deliveries = rows.map((row) => ({
     id: row.id,
     orgId: row.org_id,
     type: row.event_type,
@@ -110,6 +175,33 @@ export const claimDueDeliveries = async (
     webhookUrl: row.webhook_url,
     signingSecretEncrypted: row.webhook_signing_secret_encrypted,
   }));
+  const first = rows[0];
+  if (!first) return { deliveries, cursor, shareFilled: false };
+  return { deliveries, cursor: first.round_end, shareFilled: anyShareFilled(deliveries, first.share) };
+};
+
+/** The deliveries of one claim (claimFairShares), its round starting at the first organization. */
+export const claimDueDeliveries = async (db: Kysely<Database>, options: { limit: number; maxAttempts: number; leaseMs: number }): Promise<ClaimedDelivery[]> =>
+  (await claimFairShares(db, options)).deliveries;
+
+/** What one claim took, and where the next starts. */
+export interface FairClaim {
+  deliveries: ClaimedDelivery[];
+  /** the last organization this claim went to: the next claim's round starts after it */
+  cursor: ClaimCursor;
+  /** some organization got its whole share: it may have more due, so claim again at once */
+  shareFilled: boolean;
+}
+
+/** whether some organization got `share` deliveries in this claim */
+export const anyShareFilled = (deliveries: readonly ClaimedDelivery[], share: number): boolean => {
+  const perOrganization = new Map<string, number>();
+  for (const { orgId } of deliveries) {
+    const count = (perOrganization.get(orgId) ?? 0) + 1;
+    if (count >= share) return true;
+    perOrganization.set(orgId, count);
+  }
+  return false;
 };
 
 /**

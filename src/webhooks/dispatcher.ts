@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
 import type { Logger } from '../log.js';
-import { claimDueDeliveries, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type RecordedOutcome } from './claims.js';
+import { claimFairShares, FIRST_ORGANIZATION, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type AttemptOutcome, type ClaimCursor, type ClaimedDelivery, type RecordedOutcome } from './claims.js';
 import { Coalescer } from '../db/coalescer.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { sendWebhook } from './send.js';
@@ -85,8 +85,10 @@ export class WebhookDispatcher {
   private readonly outcomes: Coalescer<{ claim: ClaimedDelivery; outcome: AttemptOutcome }, RecordedOutcome>;
   /** claim when at least this many slots are free (or none is busy): claims come in batches, not one per finished send */
   private readonly refillAt: number;
-  /** the last claim took all it asked for: more is due */
+  /** the last claim took all it asked for, or an organization's whole share: more is due */
   private backlog = false;
+  /** where the next claim's round over the organizations starts (claims.ts: a fair share each) */
+  private claimCursor: ClaimCursor = FIRST_ORGANIZATION;
   private lastExhaustedCheck = 0;
   private stopping = false;
   private running: Promise<void> | null = null;
@@ -158,9 +160,10 @@ export class WebhookDispatcher {
       if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
     }
     const limit = Math.min(free, MAX_CLAIM_BATCH);
-    const claimed = await claimDueDeliveries(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs });
-    for (const claim of claimed) this.track(this.inFlight, this.attempt(claim));
-    this.backlog = claimed.length === limit;
+    const claimed = await claimFairShares(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs, cursor: this.claimCursor });
+    for (const claim of claimed.deliveries) this.track(this.inFlight, this.attempt(claim));
+    this.claimCursor = claimed.cursor;
+    this.backlog = claimed.deliveries.length === limit || claimed.shareFilled;
     if (this.backlog) return 0;
     const dueInMs = await msUntilNextDue(db);
     if (dueInMs === null) return this.pollIntervalMs;

@@ -14,6 +14,7 @@ import * as withdrawalStatusCounts from './20261125T1400-withdrawal-status-count
 import * as sweepQueueClosedByEvents from './20261125T1700-sweep-queue-closed-by-events.js';
 import * as depositsByAddress from './20261126T1400-deposits-by-address.js';
 import * as webhookDeliveriesSeqByIdentity from './20261127T0200-webhook-deliveries-seq-by-identity.js';
+import * as webhookDeliveriesDueByOrganization from './20261127T0500-webhook-deliveries-due-by-organization.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -38,5 +39,6 @@ export const readModelMigrations: MigrationSet = {
     '20261125T1700-sweep-queue-closed-by-events': sweepQueueClosedByEvents,
     '20261126T1400-deposits-by-address': depositsByAddress,
     '20261127T0200-webhook-deliveries-seq-by-identity': webhookDeliveriesSeqByIdentity,
+    '20261127T0500-webhook-deliveries-due-by-organization': webhookDeliveriesDueByOrganization,
   },
 };
