@@ -5,22 +5,24 @@ import type pg from 'pg';
  * A transaction on one session (a pipelining client of its own, `pipeline: true`) in as few round
  * trips as its reads allow: its BEGIN travels with its first statement (`opening`), and that goes
  * out together with the work's first read, unawaited; the work's writes (`sessionWrite`) wait and
- * go out together with its last statement (`closing`) and COMMIT. A transaction whose work reads
- * once costs two round trips, however many it writes. `opening` and `closing` are each one query
+ * go out together with its last statement (`closing`) and COMMIT, without waiting for the opening's
+ * answer either. A transaction whose work writes only costs one round trip, one whose work reads
+ * once two, however many it writes. The closing must therefore check on the server whatever the
+ * commit depends on (raising an error refuses it). `opening` and `closing` are each one query
  * string of several statements (PostgreSQL runs them in order and skips the rest after an error),
  * plain SQL with their values inlined (such a string takes no parameters): callers pass only
  * literals made safe by `client.escapeLiteral` or numbers they made themselves.
  */
 export interface SessionTransaction<DB, Result> {
-  /** runs right after BEGIN, in the same round trip; `work` gets its rows when it awaits them */
+  /** runs right after BEGIN, in the same round trip (its answer is not read: an error in it fails the transaction) */
   opening: string;
   /**
    * The statements between, on a Kysely transaction bound to the session. It starts before the
    * opening has answered (its first statements go out behind it, and run after it on the server);
    * it must settle all it started before it ends.
    */
-  work: (trx: Transaction<DB>, opened: Promise<readonly Record<string, unknown>[]>) => Promise<Result>;
-  /** runs right before COMMIT, in the same round trip */
+  work: (trx: Transaction<DB>) => Promise<Result>;
+  /** runs right before COMMIT, in the same round trip; an error it raises refuses the commit */
   closing: string;
 }
 
@@ -114,24 +116,29 @@ class CallerEndsDialect extends PostgresDialect {
 /**
  * Runs `transaction` on `client` (a session of its own, not a pool's): everything commits together
  * or nothing does. A failure anywhere (the opening, the work, a held write, the closing, the commit)
- * rolls back, once everything the work started has settled.
+ * rolls back, once everything the work started has settled; the opening's failure is the one
+ * thrown when it failed (what follows it fails only because it did).
  */
 export const sessionTransaction = <DB>(client: pg.Client) => {
   const held: CompiledQuery[] = [];
   const db = new Kysely<DB>({ dialect: new CallerEndsDialect(client, held) });
   return async <Result>({ opening, work, closing }: SessionTransaction<DB, Result>): Promise<Result> => {
-    const opened = (client.query(`begin; ${opening}`) as unknown as Promise<pg.QueryResult[]>).then((results) => results[1]?.rows ?? []);
-    // awaited by the work, or below if the work never did
+    const opened = client.query(`begin; ${opening}`);
+    // read only when something failed
     opened.catch(() => undefined);
     return db.transaction().execute(async (trx) => {
       heldWrites.set(trx as Transaction<unknown>, held);
       try {
-        const result = await work(trx, opened);
-        await opened;
+        const result = await work(trx);
         const ended = (await sendAfterHeld(client, held, () => client.query(`${closing}; commit`))) as unknown as pg.QueryResult[];
         // a COMMIT of a transaction an error aborted answers ROLLBACK, not an error
-        if (ended.at(-1)?.command !== 'COMMIT') throw new Error(`session transaction ended with ${ended.at(-1)?.command}, not COMMIT`);
+        const command = ended.at(-1)?.command;
+        if (command !== 'COMMIT') throw new Error(`session transaction ended with ${command}, not COMMIT`);
         return result;
+      } catch (error) {
+        // after a failed opening the rest failed only because it did: its failure is the one thrown
+        await opened;
+        throw error;
       } finally {
         heldWrites.delete(trx as Transaction<unknown>);
       }

@@ -27,13 +27,17 @@ export interface ProjectionSession {
 
 export const projectionSession = (client: pg.Client): ProjectionSession => ({ client, transaction: sessionTransaction<Database>(client) });
 
+/** The code the opening raises when the checkpoint is not where the batch expected it (its message: where it is, or `none`). */
+const CHECKPOINT_MOVED = 'LGCKM';
+
 /**
  * Applies one batch: the handler's writes and the new checkpoint commit together or not at all.
- * The checkpoint row is locked and compared before the commit, so a batch can never be applied
- * twice, even by two runners that both believe they are active: the lock goes out with the BEGIN,
- * and the handler's first reads right behind it (the server runs them once it holds the lock); the
- * handler's writes are held back and go out with the checkpoint's update and the COMMIT. A batch
- * whose handler reads once costs two round trips.
+ * The checkpoint row is locked and compared first, by the server in the statement that goes out
+ * with the BEGIN, so a batch can never be applied twice, even by two runners that both believe
+ * they are active; a checkpoint that moved fails that statement, and with it everything after. The
+ * handler's first reads go out right behind it; its writes are held back and go out with the
+ * checkpoint's update and the COMMIT, without waiting for the compare's answer. A batch whose
+ * handler only writes costs one round trip; one whose handler reads once, two.
  */
 export const applyBatch = async (
   session: ProjectionSession,
@@ -44,19 +48,24 @@ export const applyBatch = async (
   const last = batch[batch.length - 1];
   if (!last) return expectedPosition;
   const name = session.client.escapeLiteral(projection.name);
-  await session.transaction({
-    opening: `select position::text as position from projection_checkpoints where name = ${name} for update`,
-    work: async (trx, opened) => {
-      // the handler settles before anything is decided: nothing it started may run after a rollback
-      const [lock, applied] = await Promise.allSettled([opened, applyEvents(trx, projection, batch)]);
-      if (lock.status === 'rejected') throw lock.reason;
-      const row = lock.value[0] as { position: string } | undefined;
-      if (!row) throw new Error(`projection ${projection.name} has no checkpoint row`);
-      const current = BigInt(row.position);
-      if (current !== expectedPosition) throw new CheckpointMovedError(projection.name, expectedPosition, current);
-      if (applied.status === 'rejected') throw applied.reason;
-    },
-    closing: `update projection_checkpoints set position = ${last.position.toString()}, updated_at = now() where name = ${name}`,
-  });
+  try {
+    await session.transaction({
+      opening: `do $checkpoint$
+        declare found_at bigint;
+        begin
+          select position into found_at from projection_checkpoints where name = ${name} for update;
+          if found_at is distinct from ${expectedPosition.toString()} then
+            raise exception using errcode = '${CHECKPOINT_MOVED}', message = coalesce(found_at::text, 'none');
+          end if;
+        end $checkpoint$`,
+      work: (trx) => applyEvents(trx, projection, batch),
+      closing: `update projection_checkpoints set position = ${last.position.toString()}, updated_at = now() where name = ${name}`,
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code !== CHECKPOINT_MOVED) throw error;
+    const { message } = error as Error;
+    if (message === 'none') throw new Error(`projection ${projection.name} has no checkpoint row`);
+    throw new CheckpointMovedError(projection.name, expectedPosition, BigInt(message));
+  }
   return last.position;
 };

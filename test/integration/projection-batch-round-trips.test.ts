@@ -22,11 +22,12 @@ const token = nativeToken('eip155:1');
 /**
  * A projection batch on the runner's (pipelining) session: BEGIN goes out with the checkpoint's
  * lock and the handler's first read right behind it; the handler's writes go out with the
- * checkpoint's update and COMMIT: a batch whose handler reads once costs two round trips. Whatever
+ * checkpoint's compare-and-update and COMMIT, without waiting for the lock's answer: a batch whose
+ * handler only writes costs one round trip, one whose handler reads once two. Whatever
  * fails (the lock, the handler, a write, the checkpoint's update, the commit), nothing of the batch
  * stays, the checkpoint does not move, and the session is left outside any transaction.
  */
-describe('a projection batch in two round trips', () => {
+describe('a projection batch in one or two round trips', () => {
   let database: TestDatabase;
   let store: EventStore;
   let client: pg.Client;
@@ -87,15 +88,16 @@ describe('a projection batch in two round trips', () => {
 
   it('sends begin with the lock and the first read, then the writes with the checkpoint and commit', async () => {
     const events = await withdrawalEvents();
-    // the first withdrawal's request alone, then the rest: that batch reads the first's row
+    // the first withdrawal's request alone (nothing to read: one round trip), then the rest: that batch reads the first's row
     const first = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
-    expect(roundTrips).toBe(2);
+    expect(queries.map((query) => query.trim().split(/\s+/)[0])).toEqual(['begin;', 'insert', 'with', 'update']);
+    expect(roundTrips).toBe(1);
     queries = [];
     roundTrips = 0;
     const reached = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(1), first);
 
     expect(reached).toBe(events.at(-1)!.position);
-    expect(queries[0]).toMatch(/^begin; select .* for update$/s);
+    expect(queries[0]).toMatch(/^begin; do \$checkpoint\$.* for update;.*\$checkpoint\$$/s);
     expect(queries[1]).toMatch(/^select .* from "withdrawals" .* for update$/s);
     // the new rows, the updated ones, the webhooks, then the checkpoint with the commit
     expect(queries.slice(2, -1).map((query) => query.trim().split(/\s+/)[0])).toEqual(['insert', 'update', 'with']);
@@ -176,6 +178,27 @@ describe('a projection batch in two round trips', () => {
 
     expect(seen).toEqual([4]);
     expect(await rowCount()).toBe(4);
+  });
+
+  it('applies a batch once when two sessions send it at once: the second finds the checkpoint moved', async () => {
+    const events = await withdrawalEvents();
+    const other = new pg.Client({ ...database.config, pipeline: true });
+    await other.connect();
+    try {
+      const outcomes = await Promise.allSettled([
+        applyBatch(projectionSession(client), withdrawalsProjection, events, 0n),
+        applyBatch(projectionSession(other), withdrawalsProjection, events, 0n),
+      ]);
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')!;
+      expect(refused.reason).toBeInstanceOf(CheckpointMovedError);
+      expect((refused.reason as CheckpointMovedError).actual).toBe(events.at(-1)!.position);
+    } finally {
+      await other.end();
+    }
+    expect(await readCheckpoint(db(), withdrawalsProjection.name)).toBe(events.at(-1)!.position);
+    expect(await rowCount()).toBe(4);
+    expect(await inTransaction()).toBe(false);
   });
 
   it('leaves no transaction open when the lock itself fails', async () => {
