@@ -5,7 +5,8 @@
  * `ledgergate projections rebuild` does (BENCH_REBUILD_SESSIONS sessions: by default the CLI's, one
  * per projection as far as DATABASE_POOL_SIZE allows) and prints for each: events/s (the store's
  * events over the rebuild's wall time) and, per 100,000 events, the rebuilding process's CPU and
- * the PostgreSQL server's (every server process, read from /proc); then the statements of the last
+ * the PostgreSQL server's (every server process, read from /proc), the statements it ran and the
+ * process's peak RSS so far (the catch-up rebuild's included); then the statements of the last
  * rebuild that took most time, with the temporary file blocks each wrote and read (a sort or hash
  * larger than work_mem) (its embedded server is started here with pg_stat_statements).
  * BENCH_CPU_PROFILE=/some/prefix writes each rebuild's CPU profile (the rebuild alone, not the
@@ -90,7 +91,9 @@ await runBenchmark(async () => {
              from pg_stat_statements where query not like '%pg_stat_%' order by total_exec_time desc limit 15`,
         )
       ).rows.map((row) => [num(row.ms / 1000, 2), row.calls, num(Number(row.temp)), num(Number(row.local)), row.query.replace(/\s+/g, ' ').slice(0, 150)]);
-      table.push([String(run), num(events), num(seconds, 2), num(events / seconds), per100k(nodeMs), per100k(serverMs), per100k(nodeMs + serverMs)]);
+      const calls = (await infrastructure.pool.query<{ calls: string }>(`select coalesce(sum(calls), 0)::text as calls from pg_stat_statements where query not like '%pg_stat_%'`)).rows[0]!.calls;
+      const peakRssMiB = process.resourceUsage().maxRSS / 1024;
+      table.push([String(run), num(events), num(seconds, 2), num(events / seconds), per100k(nodeMs), per100k(serverMs), per100k(nodeMs + serverMs), num(Number(calls)), num(peakRssMiB)]);
     }
     console.log(`\nrebuild of every projection — ${machineLine()}\n`);
     console.log(
@@ -103,6 +106,8 @@ await runBenchmark(async () => {
           { header: 'node CPU s/100k', align: 'right' },
           { header: 'PostgreSQL CPU s/100k', align: 'right' },
           { header: 'total CPU s/100k', align: 'right' },
+          { header: 'statements', align: 'right' },
+          { header: 'peak RSS MiB', align: 'right' },
         ],
         table,
       ),
