@@ -44,12 +44,35 @@ export interface Projection {
    * statements per batch (a round trip per event is what bounds a projection's throughput).
    * Where present, batches go through it; `handle` is then a batch of one.
    */
-  handleBatch?(trx: Transaction<Database>, events: EventBody[], outbox?: OutboxEffects): Promise<void>;
+  handleBatch?(trx: Transaction<Database>, events: EventBody[], outbox?: OutboxEffects, memory?: RebuildMemory): Promise<void>;
 }
 
-/** Applies events in order, as one batch when the projection can. */
-export const applyEvents = async (trx: Transaction<Database>, projection: Projection, events: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+/**
+ * What ONE rebuild of a projection keeps from one batch to the next (live batches have none). A
+ * rebuild writes its own copies of the projection's tables, which start empty and which nothing
+ * else writes, so the projection may remember what it wrote there instead of reading it back; it
+ * must write exactly what it would have written reading it. A rebuild whose batch fails is
+ * abandoned (its copies dropped), so nothing remembered outlives a rollback.
+ */
+export class RebuildMemory {
+  private readonly kept = new Map<string, unknown>();
+
+  /** what the projection keeps under `name`, created by `create` at its first use */
+  of<T>(name: string, create: () => T): T {
+    if (!this.kept.has(name)) this.kept.set(name, create());
+    return this.kept.get(name) as T;
+  }
+}
+
+/** Applies events in order, as one batch when the projection can (with the rebuild's memory, if one runs them). */
+export const applyEvents = async (
+  trx: Transaction<Database>,
+  projection: Projection,
+  events: EventBody[],
+  outbox: OutboxEffects = liveOutbox,
+  memory?: RebuildMemory,
+): Promise<void> => {
   if (events.length === 0) return;
-  if (projection.handleBatch) return projection.handleBatch(trx, events, outbox);
+  if (projection.handleBatch) return projection.handleBatch(trx, events, outbox, memory);
   for (const event of events) await projection.handle(trx, event, outbox);
 };

@@ -3,13 +3,15 @@ import type { Database } from '../db/database.js';
 import type { EventStore, EventBody } from '../eventstore/port.js';
 import { inParallel } from '../lib/in-parallel.js';
 import { lockCheckpoint, readCheckpoint, RESET_CHANNEL } from './checkpoint-row.js';
-import { alreadyApplied, applyEvents, liveOutbox, type Projection } from './projection.js';
+import { alreadyApplied, applyEvents, liveOutbox, RebuildMemory, type Projection } from './projection.js';
 import { REBUILD_BATCH, replay, replayShared } from './rebuild-pass.js';
 import { createShadowTables, dropShadowTables, swapInShadowTables, type ShadowTable } from './shadow-tables.js';
 
 /** A projection being rebuilt: its session (which holds its shadow tables) and how far they are built. */
 interface Rebuilding {
   projection: Projection;
+  /** what the projection keeps between its batches in this rebuild */
+  memory: RebuildMemory;
   session: Kysely<Database>;
   shadows: ShadowTable[];
   /** every event of the projection up to this position is in its shadow tables */
@@ -76,7 +78,7 @@ const buildSideBySide = async (store: Pick<EventStore, 'readAllBodies'>, rebuild
       apply: async (eventsOf: EventBody[][]) => {
         const applying = group.map((each, index) => ({ each, events: eventsOf[index]! })).filter(({ events }) => events.length > 0);
         await group[0]!.session.transaction().execute(async (trx) => {
-          for (const { each, events } of applying) await applyEvents(trx, each.projection, events, alreadyApplied);
+          for (const { each, events } of applying) await applyEvents(trx, each.projection, events, alreadyApplied, each.memory);
         });
         for (const { each, events } of applying) await progressOf(each, options)(events);
       },
@@ -104,7 +106,7 @@ const swapIn = (store: Pick<EventStore, 'readAllBodies'>, each: Rebuilding, opti
       projection.filter,
       { from: each.reached, to: live },
       async (batch) => {
-        await applyEvents(trx, projection, batch, alreadyApplied);
+        await applyEvents(trx, projection, batch, alreadyApplied, each.memory);
         await progress(batch);
       },
       batchSize,
@@ -114,7 +116,7 @@ const swapIn = (store: Pick<EventStore, 'readAllBodies'>, each: Rebuilding, opti
       projection.filter,
       { from: live, to: null },
       async (batch) => {
-        await applyEvents(trx, projection, batch, liveOutbox);
+        await applyEvents(trx, projection, batch, liveOutbox, each.memory);
         await progress(batch);
       },
       batchSize,
@@ -150,7 +152,7 @@ export const rebuildProjections = async (
   for (const projection of projections) await readCheckpoint(db, projection.name);
   const count = Math.max(1, Math.min(options.sessions ?? 1, projections.length));
   return withSessions(db, count, async (sessions) => {
-    const rebuilding: Rebuilding[] = projections.map((projection, index) => ({ projection, session: sessions[index % count]!, shadows: [], reached: 0n, events: 0 }));
+    const rebuilding: Rebuilding[] = projections.map((projection, index) => ({ projection, memory: new RebuildMemory(), session: sessions[index % count]!, shadows: [], reached: 0n, events: 0 }));
     try {
       for (const each of rebuilding) each.shadows = await createShadowTables(each.session, each.projection.tables);
       await buildSideBySide(store, rebuilding, options);

@@ -3,11 +3,11 @@ import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
 import type { SweepsTable } from '../db/tables/sweeps.js';
 import type { DepositRef } from '../domain/deposit/deposit.js';
-import type { SweepEvent } from '../domain/sweep/sweep.js';
+import { TERMINAL_SWEEP_STATUSES, type SweepEvent, type SweepStatus } from '../domain/sweep/sweep.js';
 import { streamCategories } from '../domain/streams.js';
 import type { EventBody } from '../eventstore/port.js';
 import { insertRows } from '../db/unnest-rows.js';
-import type { Projection } from './projection.js';
+import type { Projection, RebuildMemory } from './projection.js';
 
 export const SWEEPS_PROJECTION = 'sweeps';
 
@@ -107,23 +107,36 @@ interface Folded {
 
 const keyOf = ({ chainId, txHash, index }: DepositRef) => JSON.stringify([chainId, txHash, index]);
 
+const isTerminalRow = (row: SweepRow) => TERMINAL_SWEEP_STATUSES.includes(row.status as SweepStatus);
+
 /**
  * The batch's writes in a constant number of statements: the stored rows it touches are read and
  * locked at once, each sweep's events are folded in memory in event order, then the new rows are
  * inserted and the stored ones updated, one statement each. An event of a sweep without a row
- * changes nothing, as its update matched nothing.
+ * changes nothing, as its update matched nothing. A rebuild's batch reads none of the rows its
+ * earlier batches wrote for a sweep that may still change: it remembers them (each equal to its
+ * stored row; a terminal one is forgotten, and read from the table if an event ever follows it).
  */
-const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], _outbox?: unknown, memory?: RebuildMemory): Promise<void> => {
+  const remembered = memory?.of('rows', () => new Map<string, SweepRow>());
   const events = batch.map((recorded) => ({ type: recorded.type, data: recorded.data }) as SweepEvent);
-  const refs = [...new Map(events.map(({ data }) => [keyOf(data), data])).values()];
-  const stored = await trx
-    .selectFrom('sweeps')
-    .selectAll()
-    .where(sql<boolean>`(chain_id, tx_hash, output_index) in (
+  const folded = new Map<string, Folded>();
+  for (const { data } of events) {
+    const row = remembered?.get(keyOf(data));
+    if (row) folded.set(keyOf(data), { stored: true, row });
+  }
+  const refs = [...new Map(events.map(({ data }) => [keyOf(data), data])).entries()].filter(([key]) => !folded.has(key)).map(([, ref]) => ref);
+  const stored =
+    refs.length === 0
+      ? []
+      : await trx
+          .selectFrom('sweeps')
+          .selectAll()
+          .where(sql<boolean>`(chain_id, tx_hash, output_index) in (
       select * from unnest(${refs.map((ref) => ref.chainId)}::text[], ${refs.map((ref) => ref.txHash)}::text[], ${refs.map((ref) => ref.index)}::int[]))`)
-    .forUpdate()
-    .execute();
-  const folded = new Map<string, Folded>(stored.map((row) => [keyOf({ chainId: row.chain_id, txHash: row.tx_hash, index: row.output_index }), { stored: true, row }]));
+          .forUpdate()
+          .execute();
+  for (const row of stored) folded.set(keyOf({ chainId: row.chain_id, txHash: row.tx_hash, index: row.output_index }), { stored: true, row });
   for (const event of events) {
     const key = keyOf(event.data);
     const entry = folded.get(key) ?? { stored: false, row: null };
@@ -140,7 +153,16 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Prom
   const created = [...folded.values()].flatMap(({ stored: wasStored, row }) => (!wasStored && row ? [row] : []));
   if (created.length > 0) await sessionWrite(trx, insertRows('sweeps', created, SWEEP_COLUMNS));
   const updated = [...folded.values()].flatMap(({ stored: wasStored, row }) => (wasStored && row ? [row] : []));
-  if (updated.length === 0) return;
+  if (updated.length > 0) await updateRows(trx, updated);
+  if (!remembered) return;
+  for (const [key, { row }] of folded) {
+    if (row && !isTerminalRow(row)) remembered.set(key, row);
+    else remembered.delete(key);
+  }
+};
+
+/** The stored rows' new columns, one statement. */
+const updateRows = async (trx: Transaction<Database>, updated: readonly SweepRow[]): Promise<void> => {
   const column = <Key extends keyof SweepRow>(key: Key) => updated.map((row) => row[key]);
   await sessionWrite(trx, sql`
     update sweeps as row

@@ -3,11 +3,11 @@ import { sessionWrite } from '../db/session-transaction.js';
 import { withdrawalCompletedPayload, withdrawalDetail } from '../domain/withdrawal/resource.js';
 import type { Database } from '../db/database.js';
 import { streamCategories } from '../domain/streams.js';
-import { evolveWithdrawal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
+import { evolveWithdrawal, isTerminal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import { insertRows } from '../db/unnest-rows.js';
-import { liveOutbox, type OutboxEffects, type Projection } from './projection.js';
+import { liveOutbox, type OutboxEffects, type Projection, type RebuildMemory } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
 
@@ -87,15 +87,23 @@ interface Folded {
  * The batch's writes in a constant number of statements: the existing rows it touches are read
  * and locked at once, each withdrawal's events are folded in memory in event order (each event's
  * webhook drawn from the state it leaves, as before), then new rows are inserted and existing
- * ones updated, one statement each.
+ * ones updated, one statement each. A rebuild's batch reads none of the rows its earlier batches
+ * left in a state that may still change: it remembers their states (each equal to its row's
+ * `state`; a terminal one is forgotten, and read from the table if an event ever follows it).
  */
-const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox): Promise<void> => {
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox, memory?: RebuildMemory): Promise<void> => {
+  const remembered = memory?.of('states', () => new Map<string, WithdrawalRecord>());
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as WithdrawalEvent }));
   const requested = new Set(events.flatMap(({ event }) => (event.type === 'WithdrawalRequested' ? [event.data.id] : [])));
   const existingIds = [...new Set(events.map(({ event }) => event.data.id))].filter((id) => !requested.has(id));
   const folded = new Map<string, Folded>();
-  if (existingIds.length > 0) {
-    const rows = await trx.selectFrom('withdrawals').select(['id', 'state']).where('id', '=', sql<string>`any(${existingIds}::text[])`).forUpdate().execute();
+  for (const id of existingIds) {
+    const state = remembered?.get(id);
+    if (state) folded.set(id, { withdrawal: state, requestedAt: null });
+  }
+  const unread = existingIds.filter((id) => !folded.has(id));
+  if (unread.length > 0) {
+    const rows = await trx.selectFrom('withdrawals').select(['id', 'state']).where('id', '=', sql<string>`any(${unread}::text[])`).forUpdate().execute();
     for (const row of rows) folded.set(row.id, { withdrawal: row.state, requestedAt: null });
   }
   const webhooks: WebhookToEnqueue[] = [];
@@ -144,6 +152,11 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
     );
   }
   await outbox.enqueue(trx, webhooks);
+  if (!remembered) return;
+  for (const { withdrawal } of folded.values()) {
+    if (isTerminal(withdrawal.status)) remembered.delete(withdrawal.id);
+    else remembered.set(withdrawal.id, withdrawal);
+  }
 };
 
 /**
