@@ -55,7 +55,12 @@ await runBenchmark(async (lifecycle) => {
     return statements;
   };
 
-  let idle: { service: number; server: number } | undefined;
+  let idle: { service: number; server: number; seconds: number; statements: Awaited<ReturnType<typeof statementsSince>>; blocks: { chains: number; mined: number } } | undefined;
+  // every devnet chain's head together: the blocks mined meanwhile, on how many chains
+  const blocksMined = async () => {
+    const { rows } = await client.query<{ chains: number; heads: string }>('select count(*)::int as chains, coalesce(sum(head_number), 0)::text as heads from devnet_chains');
+    return { chains: rows[0]!.chains, heads: Number(rows[0]!.heads), minus: (earlier: { heads: number }) => ({ chains: rows[0]!.chains, mined: Number(rows[0]!.heads) - earlier.heads }) };
+  };
   let addresses: { reading: Reading; statements: Awaited<ReturnType<typeof statementsSince>> } | undefined;
   let injection: Reading | undefined;
   let end: Reading | undefined;
@@ -70,12 +75,14 @@ await runBenchmark(async (lifecycle) => {
     db: { read: async (text, values) => (await samplerClient.query(text, values)).rows, orgId: org.orgId, followMs: AFTER_MS },
     hooks: {
       beforeAddresses: async () => {
+        await client.query('select pg_stat_statements_reset()');
         const before = await read();
+        const blocksBefore = await blocksMined();
         await sleep(IDLE_MS, lifecycle.signal);
         const after = await read();
         const seconds = (after.atMs - before.atMs) / 1000;
-        idle = { service: (after.serviceMs - before.serviceMs) / seconds, server: (after.serverMs - before.serverMs) / seconds };
-        await client.query('select pg_stat_statements_reset()');
+        const blocks = (await blocksMined()).minus(blocksBefore);
+        idle = { service: (after.serviceMs - before.serviceMs) / seconds, server: (after.serverMs - before.serverMs) / seconds, seconds, statements: await statementsSince(), blocks };
         addresses = { reading: await read(), statements: [] };
       },
       beforeInjection: async () => {
@@ -94,6 +101,7 @@ await runBenchmark(async (lifecycle) => {
   const { stages: times, chains, credit } = figures.service!;
 
   const perUnit = (units: number) => (value: number) => value / units;
+  const blockTimeMs = benchBlockTimeMs();
   const calls = (rows: readonly { call_count: string }[]) => rows.reduce((sum, row) => sum + Number(row.call_count), 0);
   const ms = (value: number | null) => (value === null ? 'not reached' : `${(value / 1000).toFixed(1)} s`);
   const perDeposit = perUnit(count);
@@ -105,7 +113,11 @@ await runBenchmark(async (lifecycle) => {
   console.log(`stages after the first injection: detected ${ms(times.detectedMs)}, confirmed ${ms(times.confirmedMs)}, listed ${ms(times.listedMs)}`);
   console.log(afterwardsLine(figures.service!));
   console.log(creditDelayLine(credit));
-  console.log(`idle service: ${num(idle!.service)} ms CPU a second, its PostgreSQL ${num(idle!.server)} ms a second`);
+  console.log(
+    `idle service: ${num(idle!.service)} ms CPU a second, its PostgreSQL ${num(idle!.server)} ms a second, ` +
+      `${num(calls(idle!.statements) / idle!.seconds)} statements a second (block production, watchers, polls); ` +
+      `the devnet mined ${(idle!.blocks.mined / idle!.blocks.chains / idle!.seconds).toFixed(2)} blocks a second per chain (${idle!.blocks.chains} chains; a block every ${blockTimeMs} ms is ${(1000 / blockTimeMs).toFixed(2)})`,
+  );
   console.log(
     `per deposit (first injection until all were listed and credited): ${perDeposit(calls(statements)).toFixed(2)} statements, ` +
       `${perDeposit(Number(end!.transactions - injection!.transactions)).toFixed(2)} transactions, service CPU ${perDeposit(end!.serviceMs - injection!.serviceMs).toFixed(2)} ms, ` +
@@ -115,7 +127,6 @@ await runBenchmark(async (lifecycle) => {
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
       `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
   );
-  const blockTimeMs = benchBlockTimeMs();
   const seconds = (value: number | null) => (value === null ? '–' : (value / 1000).toFixed(1));
   console.log(
     [
@@ -146,4 +157,5 @@ await runBenchmark(async (lifecycle) => {
   if (forgotten > 0) console.log(`pg_stat_statements forgot ${num(forgotten)} statements to make room: the counts below miss theirs`);
   console.log(['', 'the deposits:', ...statementTable(statements, perDeposit, 'deposit', 30)].join('\n'));
   console.log(['', 'the addresses:', ...statementTable(addresses!.statements, perAddress, 'address', 10)].join('\n'));
+  console.log(['', 'the idle service, a second:', ...statementTable(idle!.statements, perUnit(idle!.seconds), 'second', 10)].join('\n'));
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBitcoinTransfer } from '../../src/chains/bitcoin/transactions.js';
 import type { ChainDefinition, PreviousOutput } from '../../src/catalog/chain.js';
 import { createDevnet, DepositRefusedError, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { mineDueChains } from '../../src/chains/devnet/producer.js';
 import { signEvmTransfer } from '../../src/chains/evm/transactions.js';
 import { addressCodecs, transactionCodecs } from '../../src/chains/families.js';
 import { BroadcastRejectedError } from '../../src/chains/gateway.js';
@@ -400,6 +401,27 @@ describe('devnet', () => {
     now = new Date(now.getTime() + 60_000);
     expect(await controls.mineIfDue(60_000)).toMatchObject({ number: head.number + 1, parentHash: head.hash, timestamp: now.toISOString() });
     expect(await controls.mineIfDue(60_000)).toBeNull();
+  });
+
+  it('the block producer mines every due chain in one look, and looks again when the next one is due', async () => {
+    const [first, second, later] = ['eip155:56', 'eip155:97', 'tron:shasta'].map((chainId) => devnet.controls(chainId));
+    const chains = [first!, second!, later!];
+    const producer = { chains, db: devnetDb(db), clock, blockTimeMs: 60_000, logger: createLogger('silent') };
+    const heads = () => Promise.all(chains.map(async (controls) => (await devnet.gateway(controls.chain.id).head()).number));
+    await first!.mine();
+    await second!.mine();
+    now = new Date(now.getTime() + 30_000);
+    await later!.mine();
+    now = new Date(now.getTime() + 30_000);
+    const before = await heads();
+    // the first two are a block time old, the third half of one: it is due in 30 s
+    expect(await mineDueChains(producer)).toBe(30_000);
+    expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1, before[2]!]);
+    expect(await mineDueChains(producer)).toBe(30_000);
+    expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1, before[2]!]);
+    now = new Date(now.getTime() + 30_000);
+    expect(await mineDueChains(producer)).toBe(30_000);
+    expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1]);
   });
 
   it('never mines two blocks at one height: 20 concurrent mine calls give 20 consecutive blocks', async () => {

@@ -105,6 +105,17 @@ export const headBlock = (db: DevnetDb, chain: ChainDefinition) =>
     .where('c.chain_id', '=', chain.id)
     .executeTakeFirst();
 
+/** When each chain's head was mined, in one statement without the locks (a chain with no row yet is absent): a glance, as headBlock. */
+export const headTimes = async (db: DevnetDb, chainIds: readonly string[]): Promise<Map<string, Date>> => {
+  const rows = await db
+    .selectFrom('devnet_chains as c')
+    .innerJoin('devnet_blocks as b', (join) => join.onRef('b.chain_id', '=', 'c.chain_id').onRef('b.number', '=', 'c.head_number'))
+    .select(['c.chain_id', 'b.timestamp'])
+    .where('c.chain_id', 'in', chainIds)
+    .execute();
+  return new Map(rows.map((row) => [row.chain_id, row.timestamp]));
+};
+
 /** Takes the next `count` numbers of the chain's own-transaction counter in one statement (inside withLockedChain), in order. */
 export const nextSyntheticNumbers = async (trx: DevnetDb, chainId: string, count: number): Promise<number[]> => {
   if (count === 0) return [];

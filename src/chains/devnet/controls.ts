@@ -40,6 +40,8 @@ export interface DevnetControls {
   mine(count?: number): Promise<BlockHeader>;
   /** mines a block when the head is at least `blockTimeMs` old (by the devnet's clock); null when it is not due */
   mineIfDue(blockTimeMs: number): Promise<BlockHeader | null>;
+  /** the same inside a transaction that holds this chain's lock (withLockedChains), as the block producer mines every due chain in one */
+  mineIfDueLocked(trx: DevnetDb, state: ChainState, blockTimeMs: number): Promise<BlockHeader | null>;
   /** replaces the last `depth` blocks with empty ones; returns the new head */
   reorg(depth: number): Promise<BlockHeader>;
   /** the next `count` withdrawal transactions broadcast on this chain fail that way (count 0 clears it); sweeps and gas top-ups never meet a fault */
@@ -58,6 +60,9 @@ export interface DevnetDependencies {
   db: DevnetDb;
   clock: () => Date;
 }
+
+/** A head mined less than `blockTimeMs` before `now` (by the devnet's clock): no block is due on its chain. */
+export const headIsYoung = (headAt: Date, now: Date, blockTimeMs: number): boolean => now.getTime() - headAt.getTime() < blockTimeMs;
 
 /** The most blocks one request mines. */
 export const MAX_BLOCKS_PER_REQUEST = 1000;
@@ -148,6 +153,10 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
       return hashes.map((txHash) => ({ txHash, blockNumber: block.number }));
     }),
   );
+  const mineIfDueLocked = async (trx: DevnetDb, state: ChainState, blockTimeMs: number) => {
+    const now = clock();
+    return headIsYoung(new Date(state.head.timestamp), now, blockTimeMs) ? null : mineBlock(trx, state, now);
+  };
   return {
     chain,
     faucetAddress: faucetKey(chain).address,
@@ -184,15 +193,13 @@ export const createDevnetControls = (chain: ChainDefinition, { db, clock }: Devn
     },
 
     mineIfDue: async (blockTimeMs) => {
-      const young = (headAt: Date, now: Date) => now.getTime() - headAt.getTime() < blockTimeMs;
       // most looks find the head young: a read without the lock says so, with no transaction and no wait
       const head = await headBlock(db, chain);
-      if (head && young(head.timestamp, clock())) return null;
-      return withLockedChain(db, chain, async (trx, state) => {
-        const now = clock();
-        return young(new Date(state.head.timestamp), now) ? null : mineBlock(trx, state, now);
-      });
+      if (head && headIsYoung(head.timestamp, clock(), blockTimeMs)) return null;
+      return withLockedChain(db, chain, (trx, state) => mineIfDueLocked(trx, state, blockTimeMs));
     },
+
+    mineIfDueLocked,
 
     reorg: (depth) => withLockedChain(db, chain, (trx, state) => reorganize(trx, state, depth)),
 

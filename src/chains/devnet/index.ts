@@ -66,7 +66,7 @@ export const createDevnet = (options: { db: Kysely<Database>; clock: () => Date;
       return made.sort((a, b) => a.index - b.index).map(({ txHash, blockNumber }) => ({ txHash, blockNumber }));
     },
     startProducer: () => {
-      producer ??= startBlockProducer({ chains: [...controls.values()], blockTimeMs: options.blockTimeMs, logger: options.logger });
+      producer ??= startBlockProducer({ chains: [...controls.values()], db: deps.db, clock: options.clock, blockTimeMs: options.blockTimeMs, logger: options.logger });
     },
     stopProducer: async () => {
       await producer?.stop();
