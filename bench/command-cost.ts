@@ -33,7 +33,7 @@ import { bootstrapWithOwnReceiver, fundOrganization, listTokens, type TokenInfo 
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
-import { describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
+import { describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
 import { shortened } from './lib/server-cost.js';
 import { benchDataDir, startBenchService, type BenchService } from './lib/service.js';
@@ -157,13 +157,17 @@ await runBenchmark(async (lifecycle) => {
 
   progress(`load: ${connections} connections for ${seconds} s over ${tokens.length} token(s)`);
   const loaded = await measured.start();
+  const workers = service.workersUrl === service.url ? null : service.workersUrl;
   const metricsBefore = await scrapeMetrics(service.url);
+  const workersBefore = workers ? await scrapeMetrics(workers) : null;
   const report = await runLoad(lifecycle, { ...plan, seconds, referencePrefix: `cost-${Date.now().toString(36)}` });
   const metricsAfter = await scrapeMetrics(service.url);
+  const workersAfter = workers ? await scrapeMetrics(workers) : null;
   const cost = await loaded.end();
   const load = summarizeLoad(report);
   console.log(`\nPOST /withdrawals, ${connections} connections, ${seconds} s, ${header}\n`);
   console.log(`created ${num(load.created)} (${num(load.createdPerSecond)}/s), p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, ${num(load.errors)} errors`);
   printCost('created withdrawal', load.created, cost);
   for (const line of describeRequestStages(metricsBefore, metricsAfter, load.created)) console.log(line);
+  if (workersBefore && workersAfter) console.log(describeLedgerWork('the workers process', workersBefore, workersAfter, load.created));
 });

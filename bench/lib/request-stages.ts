@@ -24,9 +24,28 @@ export const scrapeMetrics = async (url: string): Promise<Map<string, number>> =
 const STAGES = ['queued', 'load', 'read', 'decide', 'behind', 'append'] as const;
 const RETRY_CAUSES = ['ledger_conflict', 'stream_conflict', 'stale_memory', 'store_error', 'previous_not_landed'] as const;
 
+type Samples = Map<string, number>;
+
+const deltaOf = (before: Samples, after: Samples) => (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+
+/** the decisions a process's ledger batcher sent back, by cause, and those it decided on a ledger it read from the store (not memory), per created withdrawal */
+const retriesAndLoads = (before: Samples, after: Samples, created: number): string => {
+  const delta = deltaOf(before, after);
+  const per = (count: number) => (count / Math.max(created, 1)).toFixed(3);
+  const retries = RETRY_CAUSES.map((cause) => `${cause} ${per(delta(`ledgergate_ledger_retries_total{cause="${cause}"}`))}`);
+  return `decisions sent back per created withdrawal: ${retries.join(', ')}; decided on a ledger read from the store ${per(delta('ledgergate_ledger_stage_duration_seconds_count{stage="load"}'))}`;
+};
+
+/** one line on another process's ledger batcher (the workers': processors, deposits, sweeps), between two scrapes of it */
+export const describeLedgerWork = (process: string, before: Samples, after: Samples, created: number): string => {
+  const delta = deltaOf(before, after);
+  const batches = delta('ledgergate_ledger_batch_size_count');
+  return `${process}: ledger batches ${batches} of ${delta('ledgergate_ledger_batch_size_sum')} decisions; ${retriesAndLoads(before, after, created)}`;
+};
+
 /** lines describing what happened between two scrapes of the API process */
-export const describeRequestStages = (before: Map<string, number>, after: Map<string, number>, created: number): string[] => {
-  const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+export const describeRequestStages = (before: Samples, after: Samples, created: number): string[] => {
+  const delta = deltaOf(before, after);
   const requestSum = delta('ledgergate_http_request_duration_seconds_sum{method="POST",route="/withdrawals"}');
   const requests = delta('ledgergate_http_request_duration_seconds_count{method="POST",route="/withdrawals"}');
   const ms = (seconds: number, count: number) => (count > 0 ? ((seconds / count) * 1000).toFixed(2) : '?');
@@ -40,7 +59,6 @@ export const describeRequestStages = (before: Map<string, number>, after: Map<st
   const decisions = delta('ledgergate_ledger_batch_size_sum');
   const commits = delta('ledgergate_eventstore_append_duration_seconds_count');
   const appends = delta('ledgergate_eventstore_append_batch_size_sum');
-  const retries = RETRY_CAUSES.map((cause) => `${cause} ${(delta(`ledgergate_ledger_retries_total{cause="${cause}"}`) / Math.max(created, 1)).toFixed(3)}`);
   return [
     `\nwhere a POST /withdrawals waits (the API process; mean ms per request over ${requests} requests):\n`,
     '| stage | ms |',
@@ -51,6 +69,6 @@ export const describeRequestStages = (before: Map<string, number>, after: Map<st
     '',
     `ledger batches: ${batches} of ${decisions} decisions (mean ${(decisions / Math.max(batches, 1)).toFixed(1)}); ` +
       `group commits of the API: ${commits} for ${appends} appends, ${ms(delta('ledgergate_eventstore_append_duration_seconds_sum'), commits)} ms each`,
-    `decisions sent back per created withdrawal: ${retries.join(', ')}`,
+    retriesAndLoads(before, after, created),
   ];
 };
