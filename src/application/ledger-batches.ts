@@ -85,6 +85,8 @@ interface InFlight {
   leaves: KeptLedger;
   streams: ReadonlySet<string>;
   settled: Promise<AppendOutcome>;
+  /** the outcome once answered (null before): the batcher looks at it before deciding more */
+  outcome: AppendOutcome | null;
 }
 
 interface LedgerQueue {
@@ -193,7 +195,9 @@ export class LedgerBatcher {
   /**
    * One batch at a time is appended. While its append is in flight, the commands that arrive are
    * decided already, on the ledger that append will leave, into the next batch; that batch is
-   * appended once the one before it landed at the revision it was decided for. When it did not
+   * appended as soon as the one before it landed at the revision it was decided for (an answer that
+   * came while more commands were being decided is looked at before anything more is decided, so the
+   * reads of commands arriving meanwhile never hold a decided batch back). When it did not
    * land (a conflict, a failure, another revision), every decision made on it is put back, behind
    * the in-flight batch's own, and decided again: nothing is appended on a ledger the store does
    * not hold, and no decision overtakes one queued before it.
@@ -204,6 +208,12 @@ export class LedgerBatcher {
     let open: OpenBatch | null = null;
     try {
       while (queue.tasks.length > 0 || inFlight || open) {
+        if (inFlight?.outcome) {
+          // answered while the loop decided: the batch decided on it goes out before anything more is decided
+          open = this.afterAppend(queue, inFlight.outcome, open);
+          inFlight = null;
+          continue;
+        }
         if (!inFlight) {
           if (open) {
             inFlight = this.appendBatch(ledgerStream, open);
@@ -221,19 +231,21 @@ export class LedgerBatcher {
         }
         // nothing to decide now: wait for the append, or for a new command while there is room for it
         const settled = await this.untilSettledOrArrival(queue, inFlight, room > 0 && queue.tasks.length === 0);
-        if (!settled) continue;
-        inFlight = null;
-        if (!settled.landed) {
-          // decided on a ledger that was not written: decided again, after the batch it followed
-          this.putBack(queue, [...settled.putBack, ...requeued(open?.accepted.map(({ task }) => task) ?? [], 'previous_not_landed')]);
-          open = null;
-        }
+        if (settled) inFlight.outcome = settled;
       }
     } finally {
       queue.running = false;
       queue.arrived = null;
       if (this.queues.get(ledgerStream) === queue) this.queues.delete(ledgerStream);
     }
+  }
+
+  /** the open batch once the append before it was answered: null when that append did not land (its decisions are put back, after the append's own) */
+  private afterAppend(queue: LedgerQueue, outcome: AppendOutcome, open: OpenBatch | null): OpenBatch | null {
+    if (outcome.landed) return open;
+    // decided on a ledger that was not written: decided again, after the batch it followed
+    this.putBack(queue, [...outcome.putBack, ...requeued(open?.accepted.map(({ task }) => task) ?? [], 'previous_not_landed')]);
+    return null;
   }
 
   /** the append's outcome once answered; null when a command arrived first (only while `orArrival`) */
@@ -370,7 +382,14 @@ export class LedgerBatcher {
     const appends = accepted.flatMap(({ appends: own }) => own);
     if (ledgerEvents.length > 0) appends.push({ stream: ledgerStream, expectedRevision: base.expectedRevision, events: ledgerEvents });
     const leaves = { store: base.store, state: view.state, expectedRevision: view.expectedRevision };
-    return { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves) };
+    const inFlight: InFlight = { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves), outcome: null };
+    inFlight.settled.then(
+      (outcome) => {
+        inFlight.outcome = outcome;
+      },
+      () => undefined,
+    );
+    return inFlight;
   }
 
   private async settleAppend(ledgerStream: string, accepted: Accepted[], appends: StreamAppend[], base: KeptLedger, leaves: KeptLedger): Promise<AppendOutcome> {

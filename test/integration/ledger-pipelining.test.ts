@@ -164,4 +164,43 @@ describe('pipelined ledger batches (real PostgreSQL)', () => {
     expect((await loadLedger(store, stream)).state).toEqual({ available: 0n, pending: 0n, held: 30n });
     await neverNegative(stream);
   });
+
+  it('a batch decided on the append in flight goes out as soon as that append landed, before what arrived meanwhile is read and decided', async () => {
+    const stream = newLedger();
+    const { gated, wrapped, reached, open } = gatedStore(stream);
+    const services = { store: wrapped, clock };
+    const batcher = new LedgerBatcher();
+    await fund(batcher, services, stream, 100n);
+    gated.armed = true;
+    const first = batcher.decide(services, stream, metadata, onLedgerOnly(stream, { type: 'HoldFunds', amount: 10n, withdrawalId: 'w-first' }));
+    await reached;
+    const appendsWhileHeld = gated.appends;
+    /** a hold whose read waits for `release`, and tells when it began */
+    const heldRead = (withdrawalId: string) => {
+      const began = signal();
+      const release = signal();
+      const decision = {
+        ...onLedgerOnly(stream, { type: 'HoldFunds', amount: 10n, withdrawalId }),
+        read: async () => {
+          began.resolve();
+          await release.promise;
+        },
+      };
+      return { began: began.promise, release: release.resolve, settled: batcher.decide(services, stream, metadata, decision) };
+    };
+    // decided on the ledger the held append will leave, its read still running when that append lands
+    const second = heldRead('w-second');
+    await second.began;
+    open();
+    await first;
+    // arrives after the first landed, while the second is being decided
+    const third = heldRead('w-third');
+    second.release();
+    await third.began;
+    // the second's append started before the third was read: nothing waits for it but the first
+    expect(gated.appends).toBe(appendsWhileHeld + 1);
+    third.release();
+    await Promise.all([second.settled, third.settled]);
+    expect(await heldIds(stream)).toEqual(['w-first', 'w-second', 'w-third']);
+  });
 });
