@@ -97,7 +97,8 @@ const withErrorAnswers = <App extends OpenAPIHono<AppEnv>>(app: App, logger: Log
             ? fromHttpException(error)
             : null;
     if (apiError) return c.json(apiError.toBody(), apiError.status, apiError.headers);
-    (c.get('logger') ?? logger).error('unhandled error', { error: error.message, stack: error.stack });
+    // within the request's log context, so the line carries its id
+    logger.error('unhandled error', { error: error.message, stack: error.stack });
     return c.json(internalError().toBody(), 500);
   });
   return app;

@@ -15,7 +15,6 @@ export interface Principal {
 
 export interface AppVariables {
   requestId: string;
-  logger: Logger;
   principal: Principal;
 }
 
@@ -37,8 +36,8 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's `x-request-id` when it is sane, else a new UUID), echoes
- * it, puts it on every log line written while the request is handled (by any logger), and writes
- * one JSON log line per request. Only method, path, status and timing are logged:
+ * it, puts it on every log line written while the request is handled (by any logger, through the
+ * log context: no logger is made per request), and writes one JSON log line per request. Only method, path, status and timing are logged:
  * never headers, query strings or bodies, which may carry credentials.
  */
 export const requestContext =
@@ -46,9 +45,7 @@ export const requestContext =
   async (c, next) => {
     const offered = c.req.header('x-request-id');
     const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
-    const requestLogger = logger.child({ requestId });
     c.set('requestId', requestId);
-    c.set('logger', requestLogger);
     // served by Node, the id goes on Node's response before any answer is built: setting it on
     // an answer already built would make Hono build that answer again as a web Response
     const nodeResponse = nodeResponseOf(c);
@@ -58,7 +55,9 @@ export const requestContext =
       await withLogContext({ requestId }, next);
     } finally {
       if (!nodeResponse) c.header('x-request-id', requestId);
-      requestLogger.info('request', {
+      // written after the log context ends, so it names the request itself
+      logger.info('request', {
+        requestId,
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,

@@ -58,7 +58,7 @@ describe('HTTP shell', () => {
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred', statusCode: 500, details: { requestId: response.headers.get('x-request-id') } });
     expect(text).not.toContain('hunter2');
-    expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 'error' });
+    expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 'error', requestId: response.headers.get('x-request-id') });
   });
 
   it('puts the request id on every log line written while the request is handled, by any logger', async () => {
