@@ -15,3 +15,17 @@ export const unnestRows = <Row>(rows: readonly Row[], columns: readonly UnnestCo
 /** `insert into table (columns) select … from unnest(…)`: rows inserted with one parameter per column (an `on conflict` may follow). */
 export const insertRows = <Row>(table: keyof Database & string, rows: readonly Row[], columns: readonly UnnestColumn<Row>[]): RawBuilder<unknown> =>
   sql`insert into ${sql.id(table)} (${sql.join(columns.map(([name]) => sql.id(name)))}) select * from ${unnestRows(rows, columns, 'row')}`;
+
+/**
+ * `jsonb_to_recordset($1::jsonb) as alias (name type, …)`: rows as a table from ONE parameter, the
+ * rows as one JSON array, each value what JSON.stringify makes of it (a Date its ISO text, an object
+ * a JSON document for a jsonb column). Where a column holds JSON documents this is cheaper than
+ * unnestRows: the documents go out inside the array once, instead of each stringified on its own
+ * and then escaped again into the text of an array parameter.
+ */
+export const jsonRows = <Row>(rows: readonly Row[], columns: readonly UnnestColumn<Row>[], alias: string): RawBuilder<unknown> =>
+  sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${sql.id(alias)} (${sql.join(columns.map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`))})`;
+
+/** `insert into table (columns) select … from jsonb_to_recordset(…)`: rows inserted as one JSON parameter (jsonRows). */
+export const insertJsonRows = <Row>(table: keyof Database & string, rows: readonly Row[], columns: readonly UnnestColumn<Row>[]): RawBuilder<unknown> =>
+  sql`insert into ${sql.id(table)} (${sql.join(columns.map(([name]) => sql.id(name)))}) select ${sql.join(columns.map(([name]) => sql.id(name)))} from ${jsonRows(rows, columns, 'row')}`;

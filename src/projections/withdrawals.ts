@@ -6,7 +6,7 @@ import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, isTerminal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
-import { insertRows } from '../db/unnest-rows.js';
+import { insertJsonRows, jsonRows } from '../db/unnest-rows.js';
 import { liveOutbox, type OutboxEffects, type Projection, type RebuildMemory } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
@@ -42,12 +42,23 @@ const webhookOf = (event: WithdrawalEvent, after: WithdrawalRecord): WebhookType
   }
 };
 
+/** The columns a withdrawal's events change (its state a JSON document: rows go out as one JSON parameter, jsonRows). */
 const columnsOf = (withdrawal: WithdrawalRecord) => ({
+  id: withdrawal.id,
   status: withdrawal.status,
   txn_hash: withdrawal.txnHash,
-  state: JSON.stringify(withdrawal),
+  state: withdrawal,
   updated_at: new Date(withdrawal.updatedAt),
 });
+
+/** The columns of a changed withdrawal's row and their types. */
+const CHANGE_COLUMNS = [
+  ['id', 'text'],
+  ['status', 'text'],
+  ['txn_hash', 'text'],
+  ['state', 'jsonb'],
+  ['updated_at', 'timestamptz'],
+] as const;
 
 /** The columns of a new withdrawal's row and their types (rows inserted with one parameter per column). */
 const WITHDRAWAL_COLUMNS = [
@@ -125,7 +136,6 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   const updated = [...folded.values()].filter((entry) => entry.requestedAt === null).map((entry) => entry.withdrawal);
   if (created.length > 0) {
     const rows = created.map(({ withdrawal, requestedAt }) => ({
-      id: withdrawal.id,
       seq: requestedAt!.toString(),
       org_id: withdrawal.orgId,
       chain_id: withdrawal.chainId,
@@ -135,7 +145,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
       created_at: new Date(withdrawal.createdAt),
       ...columnsOf(withdrawal),
     }));
-    await sessionWrite(trx, insertRows('withdrawals', rows, WITHDRAWAL_COLUMNS));
+    await sessionWrite(trx, insertJsonRows('withdrawals', rows, WITHDRAWAL_COLUMNS));
   }
   if (updated.length > 0) {
     await sessionWrite(
@@ -143,10 +153,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
       sql`
       update withdrawals as row
       set status = change.status, txn_hash = change.txn_hash, state = change.state, updated_at = change.updated_at
-      from unnest(${updated.map((withdrawal) => withdrawal.id)}::text[], ${updated.map((withdrawal) => withdrawal.status)}::text[],
-                  ${updated.map((withdrawal) => withdrawal.txnHash)}::text[], ${updated.map((withdrawal) => JSON.stringify(withdrawal))}::jsonb[],
-                  ${updated.map((withdrawal) => new Date(withdrawal.updatedAt))}::timestamptz[])
-           as change (id, status, txn_hash, state, updated_at)
+      from ${jsonRows(updated.map(columnsOf), CHANGE_COLUMNS, 'change')}
       where row.id = change.id
     `,
     );
