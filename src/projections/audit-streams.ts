@@ -1,51 +1,58 @@
 import { sql, type Transaction } from 'kysely';
 import { sessionWrite } from '../db/session-transaction.js';
-import { EXPORTED_STREAM_CATEGORIES, ownershipOf, type Ownership } from './stream-ownership.js';
+import { EXPORTED_STREAM_CATEGORIES, ownershipOf } from './stream-ownership.js';
 import type { Database } from '../db/database.js';
 import type { EventBody } from '../eventstore/port.js';
-import { insertRows } from '../db/unnest-rows.js';
-import type { Projection, RebuildMemory } from './projection.js';
+import { unnestRows } from '../db/unnest-rows.js';
+import type { Projection } from './projection.js';
 
 export const AUDIT_STREAMS_PROJECTION = 'audit-streams';
 
-/** Streams and the organization each belongs to (null: none), as their rows hold them. */
-type KnownStreams = Map<string, string | null>;
-
-/** The rows of the streams these first events start or refer to (those without one are left out). */
-const readKnown = async (trx: Transaction<Database>, owned: readonly { event: EventBody; ownership: Ownership }[]): Promise<KnownStreams> => {
-  const referred = owned.flatMap(({ event, ownership }) => (ownership.kind === 'sameAs' ? [event.stream, ownership.stream] : [event.stream]));
-  const rows = await trx.selectFrom('audit_streams').select(['stream', 'org_id']).where('stream', '=', sql<string>`any(${[...new Set(referred)]}::text[])`).execute();
-  return new Map(rows.map((row) => [row.stream, row.org_id]));
-};
+/** An audit stream's row as the batch sends it: `same_as` names the stream whose organization it takes. */
+interface FirstOfStream {
+  stream: string;
+  /** its organization; for a `same_as` row, what the batch decided for that stream (used when it has no row yet) */
+  org_id: string | null;
+  same_as: string | null;
+  first_position: string;
+}
 
 /**
- * One read and one insert per batch. The read covers the streams the batch's first events refer to
- * (a sweep's deposit, gas top-ups' withdrawal) and those first events' own streams (a row already
- * there is kept, as before); streams decided earlier in the batch are known from memory. A rebuild
- * reads nothing: it remembers every row it wrote to its own copy of the table (which starts empty),
- * so it knows every row there.
+ * One insert per batch, nothing read first (a row already there is kept: `on conflict do nothing`).
+ * A stream that takes another's organization (a sweep its deposit's, gas top-ups their
+ * withdrawal's) takes it from that stream's row when it has one, else from what the batch decided
+ * for it earlier (the streams referred to name their organization themselves), else none.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], _outbox?: unknown, memory?: RebuildMemory): Promise<void> => {
-  const written = memory?.of('streams', (): KnownStreams => new Map());
-  const firsts = batch.filter((event) => event.revision === 0n).map((event) => ({ event, ownership: ownershipOf(event) }));
-  const owned = firsts.filter(({ ownership }) => ownership.kind !== 'none');
-  if (owned.length === 0) return;
-  const known = written ?? (await readKnown(trx, owned));
-  const inserts: { stream: string; org_id: string | null; first_position: string }[] = [];
-  for (const { event, ownership } of owned) {
-    if (known.has(event.stream)) continue;
-    const orgId = ownership.kind === 'org' ? ownership.orgId : ownership.kind === 'sameAs' ? (known.get(ownership.stream) ?? null) : null;
-    known.set(event.stream, orgId);
-    inserts.push({ stream: event.stream, org_id: orgId, first_position: event.position.toString() });
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[]): Promise<void> => {
+  const decided = new Map<string, string | null>();
+  const rows: FirstOfStream[] = [];
+  for (const event of batch) {
+    if (event.revision !== 0n) continue;
+    const ownership = ownershipOf(event);
+    if (ownership.kind === 'none' || decided.has(event.stream)) continue;
+    const sameAs = ownership.kind === 'sameAs' ? ownership.stream : null;
+    const orgId = ownership.kind === 'org' ? ownership.orgId : (decided.get(ownership.stream) ?? null);
+    decided.set(event.stream, orgId);
+    rows.push({ stream: event.stream, org_id: orgId, same_as: sameAs, first_position: event.position.toString() });
   }
-  if (inserts.length === 0) return;
+  if (rows.length === 0) return;
   await sessionWrite(
     trx,
-    sql`${insertRows('audit_streams', inserts, [
-    ['stream', 'text'],
-    ['org_id', 'text'],
-    ['first_position', 'bigint'],
-  ])} on conflict (stream) do nothing`,
+    sql`
+      insert into audit_streams (stream, org_id, first_position)
+      select row.stream,
+             case when row.same_as is not null and exists (select from audit_streams stored where stored.stream = row.same_as)
+                  then (select stored.org_id from audit_streams stored where stored.stream = row.same_as)
+                  else row.org_id end,
+             row.first_position
+      from ${unnestRows(rows, [
+        ['stream', 'text'],
+        ['org_id', 'text'],
+        ['same_as', 'text'],
+        ['first_position', 'bigint'],
+      ], 'row')}
+      on conflict (stream) do nothing
+    `,
   );
 };
 
