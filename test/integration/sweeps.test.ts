@@ -184,6 +184,18 @@ describe('sweeps', () => {
     expect(await sweepRow(ref)).toMatchObject({ status: 'Confirmed', sweep_tx_hash: signedHash });
   });
 
+  it('the sender claims a sweep leaves are what its stream says, after a call that waits and after one that finishes', async () => {
+    const { ref, address } = await deposit(BSC, 'native', 10n ** 17n + 11n);
+    const stream = streams.sweep(BSC, ref.txHash, ref.index);
+    // a stale claim of this sweep's on another address, as a pass's claims read before it moved on could hold
+    const claims = new Map([['0x00000000000000000000000000000000000000aa', stream]]);
+    expect(await advanceSweep(sweepServices(BSC), ref, claims)).toMatchObject({ outcome: 'waiting', status: 'SweepBroadcast', for: 'confirmations' });
+    expect([...claims]).toEqual([[address.toLowerCase(), stream]]);
+    await mineConfirmations(BSC);
+    expect(await advanceSweep(sweepServices(BSC), ref, claims)).toMatchObject({ outcome: 'finished', status: 'Confirmed' });
+    expect([...claims]).toEqual([]);
+  });
+
   it('two sweepers racing on one chain sweep each deposit once', async () => {
     const deposits = [];
     for (let n = 0; n < 3; n++) deposits.push(await deposit(POLYGON, 'native', 10n ** 18n + BigInt(n)));

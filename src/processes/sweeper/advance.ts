@@ -160,7 +160,7 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
   const log = logger.child({ chainId: ref.chainId, deposit: depositKey(ref) });
   let metadata: CommandMetadata = { actor: `sweeper:${ref.chainId}` };
   let state: Sweep = { status: 'None' };
-  try {
+  const steps = async (): Promise<SweepProgress> => {
     for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
       const loaded = await loadAggregate(store, stream, sweepDecider);
       state = loaded.state;
@@ -280,8 +280,15 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
       }
     }
     return { outcome: 'deferred', reason: 'step limit of one call reached' };
-  } finally {
-    // whatever happened (a crash in a test, a conflict), the claims follow what the stream says
+  };
+  try {
+    const progress = await steps();
+    // every step ends on the stream as read, or as its own append (at the revision read) left it: the claims follow that
+    setClaims(claims, chain, stream, state);
+    return progress;
+  } catch (error) {
+    // a crash in a test, a conflict: the claims follow what the stream says
     setClaims(claims, chain, stream, (await loadAggregate(store, stream, sweepDecider).catch(() => ({ state }))).state);
+    throw error;
   }
 };
