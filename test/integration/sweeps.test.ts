@@ -196,6 +196,19 @@ describe('sweeps', () => {
     expect([...claims]).toEqual([]);
   });
 
+  it('a sweep stepped on a stale read of its stream conflicts and sends nothing; the next call goes on from the stream', async () => {
+    const { ref } = await deposit(BSC, 'native', 10n ** 17n + 13n);
+    const stream = streams.sweep(BSC, ref.txHash, ref.index);
+    const stale = await loadAggregate(infrastructure.store, stream, sweepDecider);
+    expect(await advanceSweep(sweepServices(BSC), ref)).toMatchObject({ outcome: 'waiting', status: 'SweepBroadcast' });
+    const sent = await devnetDb(infrastructure.db).selectFrom('devnet_transactions').select('hash').where('chain_id', '=', BSC).execute();
+    // the caller's read from before the sweep was scheduled: its decision appends at that revision
+    await expect(advanceSweep(sweepServices(BSC), ref, new Map(), stale)).rejects.toThrow();
+    expect(await devnetDb(infrastructure.db).selectFrom('devnet_transactions').select('hash').where('chain_id', '=', BSC).execute()).toHaveLength(sent.length);
+    await mineConfirmations(BSC);
+    expect(await advanceSweep(sweepServices(BSC), ref, new Map(), await loadAggregate(infrastructure.store, stream, sweepDecider))).toMatchObject({ outcome: 'finished', status: 'Confirmed' });
+  });
+
   it('two sweepers racing on one chain sweep each deposit once', async () => {
     const deposits = [];
     for (let n = 0; n < 3; n++) deposits.push(await deposit(POLYGON, 'native', 10n ** 18n + BigInt(n)));

@@ -18,6 +18,7 @@ import { ledgerDecider } from '../../domain/ledger/decide.js';
 import { streams } from '../../domain/streams.js';
 import { sweepDecider, type SweepCommand } from '../../domain/sweep/decide.js';
 import { isTerminal, type Sweep, type SweepPlan, type SweepStatus } from '../../domain/sweep/sweep.js';
+import type { ExpectedRevision } from '../../eventstore/port.js';
 import type { Logger } from '../../log.js';
 import { decideOnLoaded, loadAggregate, type CommandMetadata, type CommandServices, type DecidedAppend } from '../../application/command-handler.js';
 import type { OrganizationWallets } from '../../application/organization-wallets.js';
@@ -148,13 +149,22 @@ const confirmSweep = async (services: SweepServices, stream: string, plan: Sweep
   });
 };
 
+/** A sweep's stream as read: its state and the revision it stands at. */
+export interface LoadedSweep {
+  state: Sweep;
+  expectedRevision: ExpectedRevision;
+}
+
 /**
  * Takes one deposit's sweep as far as it can go now: plans it, signs and records a step, sends it,
  * follows it, until it must wait (gas, confirmations, another sweep holding the sender) or is
  * finished. Every decision is appended with the revision it was made on, so two sweepers racing on
- * one deposit cannot both record a signature: the loser's bytes are dropped unsent.
+ * one deposit cannot both record a signature: the loser's bytes are dropped unsent. `known`, the
+ * stream as the caller just read it, stands in for the first step's read: a decision on it appends
+ * at its revision, so a stream that moved meanwhile is a conflict (the call throws), never a step
+ * made twice.
  */
-export const advanceSweep = async (services: SweepServices, ref: DepositRef, claims: SenderClaims = new Map()): Promise<SweepProgress> => {
+export const advanceSweep = async (services: SweepServices, ref: DepositRef, claims: SenderClaims = new Map(), known?: LoadedSweep): Promise<SweepProgress> => {
   const { chain, gateway, signer, store, logger } = services;
   const stream = streams.sweep(ref.chainId, ref.txHash, ref.index);
   const log = logger.child({ chainId: ref.chainId, deposit: depositKey(ref) });
@@ -162,7 +172,8 @@ export const advanceSweep = async (services: SweepServices, ref: DepositRef, cla
   let state: Sweep = { status: 'None' };
   const steps = async (): Promise<SweepProgress> => {
     for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
-      const loaded = await loadAggregate(store, stream, sweepDecider);
+      // the first step on what the caller read, when it read it; every later one on a read of its own
+      const loaded = stepCount === 0 && known ? known : await loadAggregate(store, stream, sweepDecider);
       state = loaded.state;
       if (state.status !== 'None') metadata = { ...metadata, orgId: state.plan.orgId };
       const record = async (command: SweepCommand): Promise<boolean> => {

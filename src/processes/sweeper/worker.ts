@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { advanceSweep, claimedAddresses, type SenderClaims, type SweepServices } from './advance.js';
+import { advanceSweep, claimedAddresses, type LoadedSweep, type SenderClaims, type SweepServices } from './advance.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import type { DepositRef } from '../../domain/deposit/deposit.js';
@@ -54,16 +54,19 @@ export class Sweeper extends ChainPassWorker {
       .execute();
     // the senders unfinished sweeps hold, before any of them moves on
     const claims: SenderClaims = new Map();
+    const loaded = new Map<(typeof rows)[number], LoadedSweep>();
     for (const row of rows) {
-      const { state } = await loadAggregate(services.store, streams.sweep(chain.id, row.tx_hash, row.output_index), sweepDecider);
-      for (const address of claimedAddresses(chain, state)) claims.set(address, streams.sweep(chain.id, row.tx_hash, row.output_index));
+      const sweep = await loadAggregate(services.store, streams.sweep(chain.id, row.tx_hash, row.output_index), sweepDecider);
+      loaded.set(row, sweep);
+      for (const address of claimedAddresses(chain, sweep.state)) claims.set(address, streams.sweep(chain.id, row.tx_hash, row.output_index));
     }
     const result = emptyPassResult(rows.length);
     for (const row of rows) {
       if (this.stopController.signal.aborted) break;
       const ref = { chainId: chain.id, txHash: row.tx_hash, index: row.output_index };
       try {
-        const progress = await advanceSweep(services, ref, claims);
+        // the pass's read of the sweep stands in for its first step's: this sweeper alone writes it while it holds the chain
+        const progress = await advanceSweep(services, ref, claims, loaded.get(row));
         const at = clock();
         if (progress.outcome === 'finished') {
           result.finished++;
