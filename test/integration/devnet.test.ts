@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBitcoinTransfer } from '../../src/chains/bitcoin/transactions.js';
 import type { ChainDefinition, PreviousOutput } from '../../src/catalog/chain.js';
 import { createDevnet, DepositRefusedError, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
+import { withLockedChain } from '../../src/chains/devnet/chain-state.js';
 import { mineDueChains } from '../../src/chains/devnet/producer.js';
 import { signEvmTransfer } from '../../src/chains/evm/transactions.js';
 import { addressCodecs, transactionCodecs } from '../../src/chains/families.js';
@@ -422,6 +423,32 @@ describe('devnet', () => {
     now = new Date(now.getTime() + 30_000);
     expect(await mineDueChains(producer)).toBe(30_000);
     expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1]);
+  });
+
+  it('the block producer passes over a chain whose lock another transaction holds, without waiting, and mines it on a later look', async () => {
+    const [free, held] = ['eip155:11155111', 'xrpl:testnet'].map((chainId) => devnet.controls(chainId));
+    const chains = [free!, held!];
+    const producer = { chains, db: devnetDb(db), clock, blockTimeMs: 60_000, logger: createLogger('silent') };
+    const heads = () => Promise.all(chains.map(async (controls) => (await devnet.gateway(controls.chain.id).head()).number));
+    await free!.mine();
+    await held!.mine();
+    now = new Date(now.getTime() + 60_000);
+    const before = await heads();
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // a batch of deposits (or a broadcast) holding the chain's lock meanwhile
+    const holder = withLockedChain(devnetDb(db), held!.chain, async () => {
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+    await mineDueChains(producer);
+    expect(await heads()).toEqual([before[0]! + 1, before[1]!]);
+    release();
+    await holder;
+    await mineDueChains(producer);
+    expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1]);
   });
 
   it('never mines two blocks at one height: 20 concurrent mine calls give 20 consecutive blocks', async () => {

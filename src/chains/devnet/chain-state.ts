@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { BlockHeader } from '../gateway.js';
 import { blockHash, genesisParentHash } from './hashes.js';
-import type { DevnetDb } from './tables.js';
+import type { DevnetDatabase, DevnetDb } from './tables.js';
 
 /** A chain's head row as a locked transaction sees it. */
 export interface ChainState {
@@ -68,6 +68,17 @@ export const withLockedChains = <T>(db: DevnetDb, chains: readonly ChainDefiniti
     return work(trx, states);
   });
 
+type ChainRow = Selectable<DevnetDatabase['devnet_chains']>;
+
+const toChainState = (chain: ChainDefinition, row: ChainRow, head: Selectable<DevnetDatabase['devnet_blocks']>): ChainState => ({
+  chain,
+  head: toHeader(head),
+  reorgCount: row.reorg_count,
+  syntheticCount: row.synthetic_count,
+  fault: row.fault,
+  faultRemaining: row.fault_remaining,
+});
+
 /** Locks the chain's row (creating the chain at genesis if new: one statement more, once) and reads its state. */
 const lockChain = async (trx: DevnetDb, chain: ChainDefinition): Promise<ChainState> => {
   const lockRow = () => trx.selectFrom('devnet_chains').selectAll().where('chain_id', '=', chain.id).forUpdate().executeTakeFirst();
@@ -83,15 +94,52 @@ const lockChain = async (trx: DevnetDb, chain: ChainDefinition): Promise<ChainSt
     .where('chain_id', '=', chain.id)
     .where('number', '=', row.head_number)
     .executeTakeFirstOrThrow();
-  return {
-    chain,
-    head: toHeader(head),
-    reorgCount: row.reorg_count,
-    syntheticCount: row.synthetic_count,
-    fault: row.fault,
-    faultRemaining: row.fault_remaining,
-  };
+  return toChainState(chain, row, head);
 };
+
+/**
+ * Runs `work` in one transaction holding the locks of those of `chains` no other transaction holds
+ * now (a chain being injected into, mined or broadcast to elsewhere is left out, and so is a chain
+ * with no row yet): two statements for all of them (the rows locked with SKIP LOCKED, then their
+ * heads read), and it never waits on a lock, so a batch of deposits waiting for these chains waits
+ * only for `work`, never for this transaction's own wait.
+ */
+export const withFreeChains = <T>(db: DevnetDb, chains: readonly ChainDefinition[], work: (trx: DevnetDb, states: ReadonlyMap<string, ChainState>) => Promise<T>): Promise<T> =>
+  db.transaction().execute(async (trx) => {
+    const states = new Map<string, ChainState>();
+    if (chains.length === 0) return work(trx, states);
+    const rows = await trx
+      .selectFrom('devnet_chains')
+      .selectAll()
+      .where(
+        'chain_id',
+        'in',
+        chains.map((chain) => chain.id),
+      )
+      .orderBy('chain_id')
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length > 0) {
+      // read after the locks (a statement of its own sees every head committed before them)
+      const heads = await trx
+        .selectFrom('devnet_blocks as b')
+        .innerJoin('devnet_chains as c', (join) => join.onRef('c.chain_id', '=', 'b.chain_id').onRef('c.head_number', '=', 'b.number'))
+        .selectAll('b')
+        .where(
+          'b.chain_id',
+          'in',
+          rows.map((row) => row.chain_id),
+        )
+        .execute();
+      const headOf = new Map(heads.map((head) => [head.chain_id, head]));
+      for (const row of rows) {
+        const chain = chains.find((candidate) => candidate.id === row.chain_id)!;
+        states.set(chain.id, toChainState(chain, row, headOf.get(chain.id)!));
+      }
+    }
+    return work(trx, states);
+  });
 
 /**
  * The head block, read without the chain's lock in one statement (undefined: the chain has no row

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import { headTimes, withLockedChains } from './chain-state.js';
+import { headTimes, withFreeChains } from './chain-state.js';
 import { headIsYoung, type DevnetControls } from './controls.js';
 import type { DevnetDb } from './tables.js';
 
@@ -23,12 +23,15 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 
 /**
  * One look of the block producer: every chain's head read in one statement, then a block mined on
- * each chain whose head is at least `blockTimeMs` old, all in one transaction holding their locks
- * (in chain-id order, as a batch of deposits takes them, so the two never wait on each other in a
- * circle). Under its lock each chain is looked at again, so several processes on one database share
- * one block rate instead of adding theirs up. When that transaction fails, each due chain is mined
- * in a transaction of its own, so one chain that cannot be mined never stops the others' blocks.
- * Returns how long until the next chain's block is due (at most `blockTimeMs`).
+ * each chain whose head is at least `blockTimeMs` old, all in one transaction holding the locks of
+ * those no other transaction holds (withFreeChains: it never waits, so a batch of deposits on every
+ * chain never queues behind a producer that itself queues behind another batch; a chain left out
+ * is being injected into, mined or broadcast to, and is looked at again on the next look). Under
+ * its lock each chain is looked at again, so several processes on one database share one block
+ * rate instead of adding theirs up. A chain with no row yet is mined on its own (its lock creates
+ * its genesis). When the joint transaction fails, each due chain is mined in a transaction of its
+ * own, so one chain that cannot be mined never stops the others' blocks. Returns how long until the
+ * next chain's block is due (at most `blockTimeMs`).
  */
 export const mineDueChains = async ({ chains, db, clock, blockTimeMs, logger }: BlockProducerOptions): Promise<number> => {
   const heads = await headTimes(
@@ -41,20 +44,25 @@ export const mineDueChains = async ({ chains, db, clock, blockTimeMs, logger }: 
     const at = heads.get(controls.chain.id);
     return at === undefined || !headIsYoung(at, seen, blockTimeMs);
   });
-  if (due.length > 0) {
+  const mineAlone = (controls: DevnetControls) =>
+    controls.mineIfDue(blockTimeMs).catch((chainError: unknown) => logger.warn('devnet block production failed', { chainId: controls.chain.id, error: errorMessage(chainError) }));
+  for (const controls of due) if (!heads.has(controls.chain.id)) await mineAlone(controls);
+  const started = due.filter((controls) => heads.has(controls.chain.id));
+  if (started.length > 0) {
     try {
-      await withLockedChains(
+      await withFreeChains(
         db,
-        due.map((controls) => controls.chain),
+        started.map((controls) => controls.chain),
         async (trx, states) => {
-          for (const controls of due) await controls.mineIfDueLocked(trx, states.get(controls.chain.id)!, blockTimeMs);
+          for (const controls of started) {
+            const state = states.get(controls.chain.id);
+            if (state) await controls.mineIfDueLocked(trx, state, blockTimeMs);
+          }
         },
       );
     } catch (error) {
-      logger.warn('devnet block production failed; mining each chain on its own', { chainIds: due.map((controls) => controls.chain.id), error: errorMessage(error) });
-      for (const controls of due) {
-        await controls.mineIfDue(blockTimeMs).catch((chainError: unknown) => logger.warn('devnet block production failed', { chainId: controls.chain.id, error: errorMessage(chainError) }));
-      }
+      logger.warn('devnet block production failed; mining each chain on its own', { chainIds: started.map((controls) => controls.chain.id), error: errorMessage(error) });
+      for (const controls of started) await mineAlone(controls);
     }
   }
   const now = clock().getTime();
