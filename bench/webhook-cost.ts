@@ -8,11 +8,14 @@
  * process's CPU (dispatcher and receiver) and PostgreSQL's CPU per delivery (load-independent), and
  * the statements per delivery. BENCH_WEBHOOK_CONCURRENCY sets the dispatcher's sends in flight;
  * BENCH_EXPLAIN=<file> keeps the analyzed plans of the slower statements, BENCH_CPU_PROFILE=<file>
- * a CPU profile of the sends.
+ * a CPU profile of the sends. BENCH_WEBHOOK_TRICKLE (0) adds one more organization whose deliveries
+ * fall due one by one, evenly over BENCH_WEBHOOK_TRICKLE_SECONDS (10), beside the backlog: the
+ * shape of the bench's webhooks phase (one organization's backlog, another's steady stream).
  *
  *   npm run bench:webhook-cost
  *   BENCH_CPU_PROFILE=send.cpuprofile BENCH_WEBHOOK_CONCURRENCY=128 npm run bench:webhook-cost
  *   BENCH_WEBHOOKS=5000 BENCH_PARKED=0 npm run bench:webhook-cost
+ *   BENCH_WEBHOOK_ORGANIZATIONS=1 BENCH_WEBHOOK_TRICKLE=2000 npm run bench:webhook-cost
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -47,6 +50,10 @@ const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 20_000);
 const ORGANIZATIONS = Number(process.env.BENCH_WEBHOOK_ORGANIZATIONS ?? 20);
 const PARKED = Number(process.env.BENCH_PARKED ?? 1_000_000);
 const DELIVERED = Number(process.env.BENCH_DELIVERED ?? 200_000);
+/** the bench's webhooks phase in small: one more organization whose deliveries fall due one by one while the backlog is sent */
+const TRICKLE = Number(process.env.BENCH_WEBHOOK_TRICKLE ?? 0);
+const TRICKLE_SECONDS = Number(process.env.BENCH_WEBHOOK_TRICKLE_SECONDS ?? 10);
+const DUE = WEBHOOKS + TRICKLE;
 
 const progress = (message: string) => console.error(`· ${message}`);
 
@@ -82,7 +89,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   lifecycle.onTeardown('close the receiver', () => receiver.close());
   const now = new Date();
   const orgIds = Array.from({ length: ORGANIZATIONS }, (_, index) => `org_hooks${index}`);
-  for (const orgId of [...orgIds, 'org_without_url']) {
+  for (const orgId of [...orgIds, 'org_trickle', 'org_without_url']) {
     await db
       .insertInto('organizations')
       .values({
@@ -117,6 +124,13 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
     select gen_random_uuid(), (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'due:' || n, ${BODY}, now(), now()
     from generate_series(1, ${WEBHOOKS}::int) as n
   `.execute(db);
+  // the steady stream: due one after another, evenly over TRICKLE_SECONDS from the start
+  await sql`
+    insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
+    select gen_random_uuid(), 'org_trickle', 'withdrawal.created', 'due:trickle:' || n, ${BODY}, now(),
+           now() + (n * ${(TRICKLE_SECONDS * 1000) / Math.max(TRICKLE, 1)}::double precision) * interval '1 millisecond'
+    from generate_series(1, ${TRICKLE}::int) as n
+  `.execute(db);
   await sql`vacuum analyze webhook_deliveries, webhook_attempts`.execute(db);
   await sql`checkpoint`.execute(db);
   lifecycle.checkpoint();
@@ -136,7 +150,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const dispatcher = new WebhookDispatcher({ db, listen: config, encryptionKey, retryDelaysMs: [5_000, 25_000], logger, ...concurrency });
   const started = performance.now();
   dispatcher.start();
-  while (receiver.firstArrivals.length < WEBHOOKS) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (receiver.firstArrivals.length < DUE) await new Promise((resolve) => setTimeout(resolve, 5));
   const elapsedMs = performance.now() - started;
   if (profileTo) {
     const profile = await new Promise<unknown>((resolve, reject) => profiler.post('Profiler.stop', (error, result) => (error ? reject(error) : resolve(result.profile))));
@@ -151,16 +165,17 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const delivered = Number((await sql<{ count: string }>`select count(*) as count from webhook_deliveries where status = 'delivered' and dedupe_key like 'due:%'`.execute(db)).rows[0]!.count);
   const execMs = statements.reduce((sum, row) => sum + row.total_exec_time, 0);
 
-  console.log(`\nwebhook deliveries — ${num(WEBHOOKS)} due over ${ORGANIZATIONS} organizations; outbox also holds ${num(PARKED)} parked and ${num(DELIVERED)} delivered; ${os.cpus().length} cores\n`);
+  const trickle = TRICKLE > 0 ? `, and ${num(TRICKLE)} of one more organization falling due over ${TRICKLE_SECONDS} s` : '';
+  console.log(`\nwebhook deliveries — ${num(WEBHOOKS)} due over ${ORGANIZATIONS} organizations${trickle}; outbox also holds ${num(PARKED)} parked and ${num(DELIVERED)} delivered; ${os.cpus().length} cores\n`);
   console.log(`| figure | value |\n|---|---:|`);
-  console.log(`| deliveries per second | ${num(Math.round((WEBHOOKS * 1000) / elapsedMs))} (${(elapsedMs / 1000).toFixed(2)} s) |`);
+  console.log(`| deliveries per second | ${num(Math.round((DUE * 1000) / elapsedMs))} (${(elapsedMs / 1000).toFixed(2)} s) |`);
   console.log(`| recorded delivered | ${num(delivered)} (bad signatures at the receiver: ${receiver.badSignatures()}) |`);
-  console.log(`| dispatcher process CPU per delivery | ${((cpu.user + cpu.system) / 1000 / WEBHOOKS).toFixed(3)} ms |`);
-  console.log(`| PostgreSQL CPU per delivery | ${(serverMs / WEBHOOKS).toFixed(3)} ms |`);
-  console.log(`| the outbox's statements' execution time per delivery | ${(execMs / WEBHOOKS).toFixed(3)} ms |`);
-  console.log(`| WAL written per delivery (claim, send, outcome; every index entry included) | ${num(walBytes / WEBHOOKS)} bytes |`);
+  console.log(`| dispatcher process CPU per delivery | ${((cpu.user + cpu.system) / 1000 / DUE).toFixed(3)} ms |`);
+  console.log(`| PostgreSQL CPU per delivery | ${(serverMs / DUE).toFixed(3)} ms |`);
+  console.log(`| the outbox's statements' execution time per delivery | ${(execMs / DUE).toFixed(3)} ms |`);
+  console.log(`| WAL written per delivery (claim, send, outcome; every index entry included) | ${num(walBytes / DUE)} bytes |`);
   console.log('');
-  console.log(statementTable(statements, (calls) => calls / WEBHOOKS, 'delivery').join('\n'));
+  console.log(statementTable(statements, (calls) => calls / DUE, 'delivery').join('\n'));
 };
 
 await runBenchmark(main);
