@@ -98,7 +98,11 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
  * number (rounded up; every organization's first before any organization's second, up to
  * `limit`), each organization's oldest due first (then in insertion order). One organization's
  * backlog, however long, no longer holds another's deliveries back until it is sent: both are
- * sent side by side. Alone, an organization gets the whole claim.
+ * sent side by side. Alone, an organization gets the whole claim. `unusedSharesToOthers`: what an
+ * organization with fewer due than its share leaves goes to the others in the same claim (every
+ * organization's first before any organization's second still), so one organization's backlog
+ * beside another's steady stream fills whole claims, not half ones; without it each organization
+ * is capped at its share.
  *
  * An attempt's row in webhook_attempts is written once, when it ends (recordAttemptOutcomes),
  * not opened here and completed there: one write of the attempt log per attempt instead of two.
@@ -107,38 +111,55 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
  */
 export const claimFairShares = async (
   db: Kysely<Database>,
-  options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor },
+  options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor; unusedSharesToOthers?: boolean },
 ): Promise<FairClaim> => {
   const cursor = options.cursor ?? FIRST_ORGANIZATION;
-  const { rows } = await sql<ClaimedRow & { share: number; round_end: string }>`
+  const { rows } = await sql<ClaimedRow & { round_end: string; share_filled: boolean }>`
     with recursive ${organizationsInRound(cursor)},
     due_organizations as (
-      select round.org_id from round
-      where exists (select 1 from webhook_deliveries as delivery
-                    where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now())
+      -- how many each has due, counted only as far as a claim could take: its index entries in order, read no further
+      select round.org_id, due.count as due_count
+      from round cross join lateral (
+        select count(*)::integer as count from (
+          select 1 from webhook_deliveries as delivery
+          where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
+          order by delivery.next_attempt_at, delivery.seq
+          limit ${options.limit}
+        ) as due_rows
+      ) as due
+      where due.count > 0
       limit ${options.limit}
     ), share as (
       select ceil(${options.limit}::numeric / greatest(count(*), 1))::integer as per_organization,
              coalesce(max(org_id) filter (where org_id <= ${cursor}), max(org_id)) as round_end
       from due_organizations
-    ), due as (
-      -- each organization's share, locked where it is read; every organization's first before any organization's second, up to the limit
-      select id, interrupted_claim, interrupted_attempt, interrupted_started_at
+    ), slots as (
+      -- every organization's first before any organization's second, in the round's order, up to the limit
+      select due_organizations.org_id, count(*)::integer as taken, min(due_organizations.due_count) as due_count
       from (
-        select pick.*, row_number() over (partition by due_organizations.org_id order by pick.next_attempt_at, pick.seq) as place
+        select due_organizations.org_id
         from due_organizations cross join share
-        cross join lateral (
-          select delivery.id, delivery.next_attempt_at, delivery.seq, delivery.claim_token as interrupted_claim,
-                 delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
-          from webhook_deliveries as delivery
-          where delivery.org_id = due_organizations.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
-            and delivery.attempts < ${options.maxAttempts}
-          order by delivery.next_attempt_at, delivery.seq
-          limit share.per_organization
-          for update skip locked
-        ) as pick
-      ) as shares
-      order by place
+        cross join lateral generate_series(1, least(due_organizations.due_count, ${options.unusedSharesToOthers ? sql`${options.limit}` : sql`share.per_organization`})) as place
+        order by place, due_organizations.org_id <= ${cursor}, due_organizations.org_id
+        limit ${options.limit}
+      ) as slot
+      join due_organizations using (org_id)
+      group by due_organizations.org_id
+    ), due as (
+      -- each organization's slots, locked where they are read, its oldest due first (then in insertion order)
+      select pick.id, pick.interrupted_claim, pick.interrupted_attempt, pick.interrupted_started_at, slots.taken, slots.taken < slots.due_count as more_due
+      from slots
+      cross join lateral (
+        select delivery.id, delivery.claim_token as interrupted_claim,
+               delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
+        from webhook_deliveries as delivery
+        where delivery.org_id = slots.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
+          and delivery.attempts < ${options.maxAttempts}
+        order by delivery.next_attempt_at, delivery.seq
+        limit slots.taken
+        for update skip locked
+      ) as pick
+      -- never more than the limit anyway (the slots add up to it at most); said here, it keeps the planner's estimate that small, so the update below finds its rows by key
       limit ${options.limit}
     ), claimed as (
       update webhook_deliveries as delivery
@@ -152,13 +173,13 @@ export const claimFairShares = async (
       where delivery.id = due.id
       returning delivery.id, delivery.org_id, delivery.event_type, delivery.body, delivery.event_timestamp,
                 delivery.attempts, delivery.claim_token, delivery.updated_at as claimed_at,
-                due.interrupted_claim, due.interrupted_attempt, due.interrupted_started_at
+                due.interrupted_claim, due.interrupted_attempt, due.interrupted_started_at, due.taken, due.more_due
     ), interrupted as (
       ${logInterruptedAttempts(sql`select interrupted_claim, id, interrupted_attempt, interrupted_started_at from claimed where interrupted_claim is not null`)}
     )
     select claimed.id, claimed.org_id, claimed.event_type, claimed.body, claimed.event_timestamp, claimed.attempts,
            claimed.claim_token, claimed.claimed_at, organization.webhook_url, organization.webhook_signing_secret_encrypted,
-           share.per_organization as share, share.round_end
+           share.round_end, claimed.more_due and count(*) over (partition by claimed.org_id) >= claimed.taken as share_filled
     from claimed
     cross join share
     left join organizations as organization on organization.id = claimed.org_id
@@ -177,7 +198,7 @@ export const claimFairShares = async (
   }));
   const first = rows[0];
   if (!first) return { deliveries, cursor, shareFilled: false };
-  return { deliveries, cursor: first.round_end, shareFilled: anyShareFilled(deliveries, first.share) };
+  return { deliveries, cursor: first.round_end, shareFilled: rows.some((row) => row.share_filled) };
 };
 
 /** The deliveries of one claim (claimFairShares), its round starting at the first organization. */
@@ -189,20 +210,9 @@ export interface FairClaim {
   deliveries: ClaimedDelivery[];
   /** the last organization this claim went to: the next claim's round starts after it */
   cursor: ClaimCursor;
-  /** some organization got its whole share: it may have more due, so claim again at once */
+  /** some organization got its whole share and has more due: claim again at once */
   shareFilled: boolean;
 }
-
-/** whether some organization got `share` deliveries in this claim */
-export const anyShareFilled = (deliveries: readonly ClaimedDelivery[], share: number): boolean => {
-  const perOrganization = new Map<string, number>();
-  for (const { orgId } of deliveries) {
-    const count = (perOrganization.get(orgId) ?? 0) + 1;
-    if (count >= share) return true;
-    perOrganization.set(orgId, count);
-  }
-  return false;
-};
 
 /**
  * A delivery whose last allowed attempt was interrupted (its lease expired) cannot be claimed
