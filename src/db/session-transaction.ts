@@ -3,23 +3,24 @@ import type pg from 'pg';
 
 /**
  * A transaction on one session (a pipelining client of its own, `pipeline: true`) in as few round
- * trips as its reads allow: its BEGIN travels with its first statement (`opening`), and that goes
- * out together with the work's first read, unawaited; the work's writes (`sessionWrite`) wait and
- * go out together with its last statement (`closing`) and COMMIT, without waiting for the opening's
- * answer either. A transaction whose work writes only costs one round trip, one whose work reads
- * once two, however many it writes. The closing must therefore check on the server whatever the
- * commit depends on (raising an error refuses it). `opening` and `closing` are each one query
- * string of several statements (PostgreSQL runs them in order and skips the rest after an error),
- * plain SQL with their values inlined (such a string takes no parameters): callers pass only
- * literals made safe by `client.escapeLiteral` or numbers they made themselves.
+ * trips and socket writes as its reads allow: its BEGIN travels with its first statement
+ * (`opening`), held back until the work's first read (or the closing) and written to the socket
+ * together with it; the work's writes (`sessionWrite`) wait and go out together with its last
+ * statement (`closing`) and COMMIT, without waiting for the opening's answer either. A transaction
+ * whose work writes only costs one round trip and one write to the socket, one whose work reads
+ * once two of each, however many it writes. The closing must therefore check on the server
+ * whatever the commit depends on (raising an error refuses it). `opening` and `closing` are each
+ * one query string of several statements (PostgreSQL runs them in order and skips the rest after
+ * an error), plain SQL with their values inlined (such a string takes no parameters): callers pass
+ * only literals made safe by `client.escapeLiteral` or numbers they made themselves.
  */
 export interface SessionTransaction<DB, Result> {
-  /** runs right after BEGIN, in the same round trip (its answer is not read: an error in it fails the transaction) */
+  /** runs right after BEGIN, in the same round trip (its answer is read only when something failed: an error in it fails the transaction) */
   opening: string;
   /**
    * The statements between, on a Kysely transaction bound to the session. It starts before the
-   * opening has answered (its first statements go out behind it, and run after it on the server);
-   * it must settle all it started before it ends.
+   * opening was sent (its first statement goes out right behind it, in the same write, and runs
+   * after it on the server); it must settle all it started before it ends.
    */
   work: (trx: Transaction<DB>) => Promise<Result>;
   /** runs right before COMMIT, in the same round trip; an error it raises refuses the commit */
@@ -50,12 +51,28 @@ export const sessionWrite = async <DB>(trx: Transaction<DB>, statement: WriteSta
 };
 
 /**
- * Sends the held writes then the query, pipelined (each awaited only together): the query's result,
- * or the first failure among them all (the server runs nothing after it in the transaction).
+ * Runs `send`, whose queries go to the socket in one write: the pipelining client submits a query
+ * as it is made, each a write of its own (a system call, and a wake-up of the server's process)
+ * unless the socket is corked meanwhile.
+ */
+const inOneWrite = <Result>(client: pg.Client, send: () => Result): Result => {
+  const { stream } = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection;
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    stream.uncork();
+  }
+};
+
+/**
+ * Sends the held statements then the query, pipelined in one write (each awaited only together):
+ * the query's result, or the first failure among them all (the server runs nothing after it in the
+ * transaction; a failed opening, held first, is the one thrown).
  */
 const sendAfterHeld = async <Result>(client: pg.Client, held: CompiledQuery[], send: () => Promise<Result>): Promise<Result> => {
-  const writes = held.splice(0).map((write) => client.query(write.sql, [...write.parameters]));
-  const settled = await Promise.allSettled([...writes, send()]);
+  const sent = inOneWrite(client, () => [...held.splice(0).map((statement) => client.query(statement.sql, [...statement.parameters])), send()]);
+  const settled = await Promise.allSettled(sent);
   const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failed) throw failed.reason;
   return (settled.at(-1) as PromiseFulfilledResult<Result>).value;
@@ -123,10 +140,10 @@ export const sessionTransaction = <DB>(client: pg.Client) => {
   const held: CompiledQuery[] = [];
   const db = new Kysely<DB>({ dialect: new CallerEndsDialect(client, held) });
   return async <Result>({ opening, work, closing }: SessionTransaction<DB, Result>): Promise<Result> => {
-    const opened = client.query(`begin; ${opening}`);
-    // read only when something failed
-    opened.catch(() => undefined);
     return db.transaction().execute(async (trx) => {
+      // BEGIN and the opening go out with the work's first statement, or with the closing (a plain
+      // string without parameters: PostgreSQL runs its several statements in order)
+      held.push(CompiledQuery.raw(`begin; ${opening}`));
       heldWrites.set(trx as Transaction<unknown>, held);
       try {
         const result = await work(trx);
@@ -135,10 +152,6 @@ export const sessionTransaction = <DB>(client: pg.Client) => {
         const command = ended.at(-1)?.command;
         if (command !== 'COMMIT') throw new Error(`session transaction ended with ${command}, not COMMIT`);
         return result;
-      } catch (error) {
-        // after a failed opening the rest failed only because it did: its failure is the one thrown
-        await opened;
-        throw error;
       } finally {
         heldWrites.delete(trx as Transaction<unknown>);
       }

@@ -108,6 +108,25 @@ describe('a projection batch in one or two round trips', () => {
     expect(await inTransaction()).toBe(false);
   });
 
+  it('writes each round trip to the socket at once: one write for a batch that only writes, two for one that reads', async () => {
+    const events = await withdrawalEvents();
+    const socket = (client as unknown as { connection: { stream: { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void } } }).connection.stream;
+    let writes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method].bind(socket);
+      socket[method] = (...args: unknown[]) => {
+        writes++;
+        original(...args);
+      };
+    }
+    const first = await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
+    expect(writes).toBe(1);
+    writes = 0;
+    await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(1), first);
+    expect(writes).toBe(2);
+    expect(await rowCount()).toBe(4);
+  });
+
   it('applies nothing and moves nothing when the checkpoint is not where the runner left it', async () => {
     const events = await withdrawalEvents();
     await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 7n)).rejects.toBeInstanceOf(CheckpointMovedError);
