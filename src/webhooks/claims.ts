@@ -94,15 +94,13 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
  * dispatchers claim side by side without waiting on, or taking, each other's rows.
  *
  * A fair share per organization: the claim goes round the organizations with deliveries due (at
- * most `limit` of them, starting after `cursor`) and takes from each at most `limit` ÷ their
- * number (rounded up; every organization's first before any organization's second, up to
- * `limit`), each organization's oldest due first (then in insertion order). One organization's
- * backlog, however long, no longer holds another's deliveries back until it is sent: both are
- * sent side by side. Alone, an organization gets the whole claim. `unusedSharesToOthers`: what an
- * organization with fewer due than its share leaves goes to the others in the same claim (every
- * organization's first before any organization's second still), so one organization's backlog
- * beside another's steady stream fills whole claims, not half ones; without it each organization
- * is capped at its share.
+ * most `limit` of them, starting after `cursor`) and takes every organization's first before any
+ * organization's second, and so on up to `limit`, each organization's oldest due first (then in
+ * insertion order). So each gets at least `limit` ÷ their number (rounded down) when it has that
+ * many due, and what an organization with fewer due leaves goes to the others in the same claim:
+ * one organization's backlog, however long, never holds another's deliveries back until it is
+ * sent (both are sent side by side), and beside another's steady stream it still fills whole
+ * claims. Alone, an organization gets the whole claim.
  *
  * An attempt's row in webhook_attempts is written once, when it ends (recordAttemptOutcomes),
  * not opened here and completed there: one write of the attempt log per attempt instead of two.
@@ -111,7 +109,7 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
  */
 export const claimFairShares = async (
   db: Kysely<Database>,
-  options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor; unusedSharesToOthers?: boolean },
+  options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor },
 ): Promise<FairClaim> => {
   const cursor = options.cursor ?? FIRST_ORGANIZATION;
   const { rows } = await sql<ClaimedRow & { round_end: string; share_filled: boolean }>`
@@ -130,16 +128,15 @@ export const claimFairShares = async (
       where due.count > 0
       limit ${options.limit}
     ), share as (
-      select ceil(${options.limit}::numeric / greatest(count(*), 1))::integer as per_organization,
-             coalesce(max(org_id) filter (where org_id <= ${cursor}), max(org_id)) as round_end
+      select coalesce(max(org_id) filter (where org_id <= ${cursor}), max(org_id)) as round_end
       from due_organizations
     ), slots as (
       -- every organization's first before any organization's second, in the round's order, up to the limit
       select due_organizations.org_id, count(*)::integer as taken, min(due_organizations.due_count) as due_count
       from (
         select due_organizations.org_id
-        from due_organizations cross join share
-        cross join lateral generate_series(1, least(due_organizations.due_count, ${options.unusedSharesToOthers ? sql`${options.limit}` : sql`share.per_organization`})) as place
+        from due_organizations
+        cross join lateral generate_series(1, due_organizations.due_count) as place
         order by place, due_organizations.org_id <= ${cursor}, due_organizations.org_id
         limit ${options.limit}
       ) as slot

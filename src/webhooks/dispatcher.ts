@@ -160,7 +160,7 @@ export class WebhookDispatcher {
       if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
     }
     const limit = Math.min(free, MAX_CLAIM_BATCH);
-    const claimed = await claimFairShares(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs, cursor: this.claimCursor, unusedSharesToOthers: true });
+    const claimed = await claimFairShares(db, { limit, maxAttempts: this.maxAttempts, leaseMs: this.leaseMs, cursor: this.claimCursor });
     for (const claim of claimed.deliveries) this.track(this.inFlight, this.attempt(claim));
     this.claimCursor = claimed.cursor;
     this.backlog = claimed.deliveries.length === limit || claimed.shareFilled;

@@ -34,15 +34,17 @@ describe('webhook claims: a fair share per organization', () => {
 
     const first = await claimFairShares(db, { ...claimOptions, limit: 100 });
     const ids = first.deliveries.map((claim) => claim.id);
+    expect(ids).toHaveLength(100);
+    // every one of the few, however long the backlog
     expect(ids.filter((id) => few.includes(id)).sort()).toEqual([...few].sort());
-    // the backlog's share is its oldest, in order
-    expect(ids.filter((id) => backlog.includes(id)).sort()).toEqual(backlog.slice(0, 50).sort());
-    // the backlogged organization got its whole share: more of it is due
+    // the backlog's oldest, in order: its share and what the few left unused
+    expect(ids.filter((id) => backlog.includes(id)).sort()).toEqual(backlog.slice(0, 97).sort());
+    // the backlogged organization got all it could: more of it is due
     expect(first.shareFilled).toBe(true);
 
     // alone now, the backlog gets whole claims, oldest first
     const second = await claimFairShares(db, { ...claimOptions, limit: 100, cursor: first.cursor });
-    expect(second.deliveries.map((claim) => claim.id).sort()).toEqual(backlog.slice(50, 150).sort());
+    expect(second.deliveries.map((claim) => claim.id).sort()).toEqual(backlog.slice(97, 197).sort());
   });
 
   it('goes round the organizations: with more due than one claim has room for, the next claim starts after the last one served', async () => {
