@@ -3,13 +3,13 @@ import type { Database } from '../db/database.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 import { lagInEvents, projectionProgress } from './progress.js';
-import { WAITING_FOR_URL } from '../webhooks/outbox.js';
+import { NOT_PARKED } from '../webhooks/claims.js';
 
 /**
  * The read-model figures GET /metrics reports, each one indexed query: the outbox's backlog (the
- * pending rows due or being attempted, a range of the partial index on pending rows that ends
- * before the deliveries waiting for a URL: those are parked, not late, and a long history of
- * organizations without a URL holds hundreds of thousands of them), open sweeps (partial index on
+ * pending rows due or being attempted, the partial index of deliveries not parked for a URL:
+ * those are parked, not late, and a long history of organizations without a URL holds hundreds of
+ * thousands of them), open sweeps (partial index on
  * open rows), the withdrawal counts kept by triggers, and per projection one row of its filter's index.
  */
 export const operationsFigures = (db: Kysely<Database>, store: Pick<EventStore, 'headPosition' | 'readAll'>, projections: readonly Projection[]) => ({
@@ -20,7 +20,7 @@ export const operationsFigures = (db: Kysely<Database>, store: Pick<EventStore, 
   outbox: async () => {
     const { rows } = await sql<{ pending: string; oldest: Date | null }>`
       select count(*) as pending, min(created_at) as oldest from webhook_deliveries
-       where status = 'pending' and next_attempt_at < ${WAITING_FOR_URL}::timestamptz
+       where ${NOT_PARKED}
     `.execute(db);
     const oldest = rows[0]?.oldest ?? null;
     return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0 };

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
-import { WAITING_FOR_URL } from './outbox.js';
 
 /**
  * The dispatcher's side of the outbox, in SQL. Time is always the database's `now()`, so several
@@ -61,8 +60,12 @@ export const logInterruptedAttempts = (rows: RawBuilder<unknown>, error: string 
 export type ClaimCursor = string;
 export const FIRST_ORGANIZATION: ClaimCursor = '';
 
-/** a pending delivery that is not parked for a URL: what webhook_deliveries_org_due_idx holds (literal, so the planner matches it) */
-const NOT_PARKED = sql`status = 'pending' and next_attempt_at < 'infinity'::timestamptz`;
+/**
+ * A pending delivery that is not parked for a URL (due, leased or waiting for its retry): what
+ * webhook_deliveries_org_due_idx holds, the outbox's only index of what is due. Literal, so the
+ * planner matches the index's predicate; unqualified, so it reads the table of the query it is in.
+ */
+export const NOT_PARKED = sql`status = 'pending' and next_attempt_at < 'infinity'::timestamptz`;
 
 /**
  * The organizations with deliveries not parked, in one round starting after `cursor`: those after
@@ -220,7 +223,7 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
     with exhausted as (
       select id, claim_token, attempts, updated_at
       from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= now() and attempts >= ${options.maxAttempts}
+      where ${NOT_PARKED} and next_attempt_at <= now() and attempts >= ${options.maxAttempts}
       limit ${options.limit}
       for update skip locked
     ), closed as (
@@ -238,15 +241,21 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
 
 /**
  * Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending.
- * Deliveries waiting for a URL sit at the end of the due index (WAITING_FOR_URL is infinity), so
- * the bound `<` ends the index scan before them: a store with many organizations without a URL
- * (hundreds of thousands of waiting rows) answers as fast as an empty one, where `<>` read them all.
+ * The organizations that have deliveries not parked, one descent of the per-organization due index
+ * each, and each one's first entry: deliveries waiting for a URL are not in that index, so a store
+ * with many organizations without a URL (hundreds of thousands of waiting rows) answers as fast
+ * as an empty one.
  */
 export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | null> => {
   const { rows } = await sql<{ ms: number | null }>`
-    select (extract(epoch from (min(next_attempt_at) - now())) * 1000)::float8 as ms
-    from webhook_deliveries
-    where status = 'pending' and next_attempt_at < ${WAITING_FOR_URL}::timestamptz
+    with recursive ${organizationsInRound(FIRST_ORGANIZATION)}
+    select (extract(epoch from (min(first_due.next_attempt_at) - now())) * 1000)::float8 as ms
+    from round cross join lateral (
+      select delivery.next_attempt_at from webhook_deliveries as delivery
+      where delivery.org_id = round.org_id and ${NOT_PARKED}
+      order by delivery.next_attempt_at, delivery.seq
+      limit 1
+    ) as first_due
   `.execute(db);
   return rows[0]?.ms ?? null;
 };

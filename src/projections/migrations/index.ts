@@ -15,6 +15,7 @@ import * as sweepQueueClosedByEvents from './20261125T1700-sweep-queue-closed-by
 import * as depositsByAddress from './20261126T1400-deposits-by-address.js';
 import * as webhookDeliveriesSeqByIdentity from './20261127T0200-webhook-deliveries-seq-by-identity.js';
 import * as webhookDeliveriesDueByOrganization from './20261127T0500-webhook-deliveries-due-by-organization.js';
+import * as webhookDeliveriesOneDueIndex from './20261127T0800-webhook-deliveries-one-due-index.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -40,5 +41,6 @@ export const readModelMigrations: MigrationSet = {
     '20261126T1400-deposits-by-address': depositsByAddress,
     '20261127T0200-webhook-deliveries-seq-by-identity': webhookDeliveriesSeqByIdentity,
     '20261127T0500-webhook-deliveries-due-by-organization': webhookDeliveriesDueByOrganization,
+    '20261127T0800-webhook-deliveries-one-due-index': webhookDeliveriesOneDueIndex,
   },
 };
