@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Database } from '../db/database.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { sessionTransaction } from '../db/session-transaction.js';
-import { applyEvents, type Projection } from './projection.js';
+import { applyEvents, liveOutbox, type BatchMemory, type Projection } from './projection.js';
 
 export { readCheckpoint, RESET_CHANNEL } from './checkpoint-row.js';
 export { rebuildProjection, rebuildProjections } from './rebuild.js';
@@ -37,13 +37,16 @@ const CHECKPOINT_MOVED = 'LGCKM';
  * they are active; a checkpoint that moved fails that statement, and with it everything after. The
  * handler's first reads go out right behind it; its writes are held back and go out with the
  * checkpoint's update and the COMMIT, without waiting for the compare's answer. A batch whose
- * handler only writes costs one round trip; one whose handler reads once, two.
+ * handler only writes costs one round trip; one whose handler reads once, two. `memory`: what the
+ * session's earlier batches of this projection left (BatchMemory); it must be dropped if this
+ * batch fails.
  */
 export const applyBatch = async (
   session: ProjectionSession,
   projection: Projection,
   batch: RecordedEvent[],
   expectedPosition: bigint,
+  memory?: BatchMemory,
 ): Promise<bigint> => {
   const last = batch[batch.length - 1];
   if (!last) return expectedPosition;
@@ -58,7 +61,7 @@ export const applyBatch = async (
             raise exception using errcode = '${CHECKPOINT_MOVED}', message = coalesce(found_at::text, 'none');
           end if;
         end $checkpoint$`,
-      work: (trx) => applyEvents(trx, projection, batch),
+      work: (trx) => applyEvents(trx, projection, batch, liveOutbox, memory),
       closing: `update projection_checkpoints set position = ${last.position.toString()}, updated_at = now() where name = ${name}`,
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventFilter, EventBody } from '../eventstore/port.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 import { releaseWaitingDeliveries, writeWebhooks, type WebhookToEnqueue } from '../webhooks/outbox.js';
 
 /**
@@ -44,33 +45,40 @@ export interface Projection {
    * statements per batch (a round trip per event is what bounds a projection's throughput).
    * Where present, batches go through it; `handle` is then a batch of one.
    */
-  handleBatch?(trx: Transaction<Database>, events: EventBody[], outbox?: OutboxEffects, memory?: RebuildMemory): Promise<void>;
+  handleBatch?(trx: Transaction<Database>, events: EventBody[], outbox?: OutboxEffects, memory?: BatchMemory): Promise<void>;
 }
 
-/**
- * What ONE rebuild of a projection keeps from one batch to the next (live batches have none). A
- * rebuild writes its own copies of the projection's tables, which start empty and which nothing
- * else writes, so the projection may remember what it wrote there instead of reading it back; it
- * must write exactly what it would have written reading it. A rebuild whose batch fails is
- * abandoned (its copies dropped), so nothing remembered outlives a rollback.
- */
-export class RebuildMemory {
-  private readonly kept = new Map<string, unknown>();
+/** the entries a projection keeps under one name at most (the least recently used go first; a miss reads the table) */
+export const REMEMBERED_ENTRIES = 10_000;
 
-  /** what the projection keeps under `name`, created by `create` at its first use */
-  of<T>(name: string, create: () => T): T {
-    if (!this.kept.has(name)) this.kept.set(name, create());
-    return this.kept.get(name) as T;
+/**
+ * What a projection keeps from one batch to the next on ONE session that alone writes its tables:
+ * a rebuild's (its own copies of the tables, which start empty and which nothing else writes), or
+ * a live runner's while it stays active (it holds the projection's lock, and every batch finds the
+ * checkpoint where the last one left it, else it fails: a rebuild that swaps tables in resets the
+ * checkpoint). The projection may remember what it wrote there instead of reading it back; it must
+ * write exactly what it would have written reading it. A memory ends with the first batch that
+ * fails (a rebuild is abandoned, its copies dropped; a live runner follows again from its
+ * checkpoint with a new memory), so nothing remembered outlives a rollback.
+ */
+export class BatchMemory {
+  private readonly kept = new Map<string, BoundedMap<string, unknown>>();
+
+  /** what the projection keeps under `name`: at most REMEMBERED_ENTRIES, empty at first */
+  entries<T>(name: string): BoundedMap<string, T> {
+    let entries = this.kept.get(name);
+    if (!entries) this.kept.set(name, (entries = new BoundedMap<string, unknown>(REMEMBERED_ENTRIES)));
+    return entries as BoundedMap<string, T>;
   }
 }
 
-/** Applies events in order, as one batch when the projection can (with the rebuild's memory, if one runs them). */
+/** Applies events in order, as one batch when the projection can (with the session's memory, if it keeps one). */
 export const applyEvents = async (
   trx: Transaction<Database>,
   projection: Projection,
   events: EventBody[],
   outbox: OutboxEffects = liveOutbox,
-  memory?: RebuildMemory,
+  memory?: BatchMemory,
 ): Promise<void> => {
   if (events.length === 0) return;
   if (projection.handleBatch) return projection.handleBatch(trx, events, outbox, memory);

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import type { EventStore, EventBody } from '../eventstore/port.js';
 import { inParallel } from '../lib/in-parallel.js';
 import { lockCheckpoint, readCheckpoint, RESET_CHANNEL } from './checkpoint-row.js';
-import { alreadyApplied, applyEvents, liveOutbox, RebuildMemory, type Projection } from './projection.js';
+import { alreadyApplied, applyEvents, liveOutbox, BatchMemory, type Projection } from './projection.js';
 import { REBUILD_BATCH, replay, replayShared } from './rebuild-pass.js';
 import { createShadowTables, dropShadowTables, swapInShadowTables, type ShadowTable } from './shadow-tables.js';
 
@@ -11,7 +11,7 @@ import { createShadowTables, dropShadowTables, swapInShadowTables, type ShadowTa
 interface Rebuilding {
   projection: Projection;
   /** what the projection keeps between its batches in this rebuild */
-  memory: RebuildMemory;
+  memory: BatchMemory;
   session: Kysely<Database>;
   shadows: ShadowTable[];
   /** every event of the projection up to this position is in its shadow tables */
@@ -152,7 +152,7 @@ export const rebuildProjections = async (
   for (const projection of projections) await readCheckpoint(db, projection.name);
   const count = Math.max(1, Math.min(options.sessions ?? 1, projections.length));
   return withSessions(db, count, async (sessions) => {
-    const rebuilding: Rebuilding[] = projections.map((projection, index) => ({ projection, memory: new RebuildMemory(), session: sessions[index % count]!, shadows: [], reached: 0n, events: 0 }));
+    const rebuilding: Rebuilding[] = projections.map((projection, index) => ({ projection, memory: new BatchMemory(), session: sessions[index % count]!, shadows: [], reached: 0n, events: 0 }));
     try {
       for (const each of rebuilding) each.shadows = await createShadowTables(each.session, each.projection.tables);
       await buildSideBySide(store, rebuilding, options);

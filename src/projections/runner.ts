@@ -5,7 +5,7 @@ import type { PoolTarget } from '../db/pool.js';
 import type { EventStore, Subscription } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
-import type { Projection } from './projection.js';
+import { BatchMemory, type Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 import { SharedProjectionReads } from './shared-reads.js';
@@ -130,6 +130,9 @@ export class ProjectionRunner {
     });
     await client.query(`listen ${RESET_CHANNEL}`);
     const session = projectionSession(client);
+    // what this session's batches wrote, while it alone writes the projection's tables: a batch that
+    // fails (or finds the checkpoint moved) ends this follow, and with it the memory
+    const memory = new BatchMemory();
     const maxBatchSize = batchSize ?? DEFAULT_BATCH_SIZE;
     const batches = subscription[Symbol.asyncIterator]();
     let next = batches.next();
@@ -143,7 +146,7 @@ export class ProjectionRunner {
         // (on this session): under load an event waits for one round of both, not for the one then the other
         next = batches.next();
         const applyStartedMs = performance.now();
-        this.position = await applyBatch(session, projection, batch, this.position);
+        this.position = await applyBatch(session, projection, batch, this.position, memory);
         recordProjectionBatch(projection.name, batch.length, (performance.now() - applyStartedMs) / 1000, batch[batch.length - 1]!.recordedAt);
       }
     } finally {

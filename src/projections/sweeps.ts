@@ -7,7 +7,7 @@ import { TERMINAL_SWEEP_STATUSES, type SweepEvent, type SweepStatus } from '../d
 import { streamCategories } from '../domain/streams.js';
 import type { EventBody } from '../eventstore/port.js';
 import { insertRows } from '../db/unnest-rows.js';
-import type { Projection, RebuildMemory } from './projection.js';
+import type { BatchMemory, Projection } from './projection.js';
 
 export const SWEEPS_PROJECTION = 'sweeps';
 
@@ -113,12 +113,14 @@ const isTerminalRow = (row: SweepRow) => TERMINAL_SWEEP_STATUSES.includes(row.st
  * The batch's writes in a constant number of statements: the stored rows it touches are read and
  * locked at once, each sweep's events are folded in memory in event order, then the new rows are
  * inserted and the stored ones updated, one statement each. An event of a sweep without a row
- * changes nothing, as its update matched nothing. A rebuild's batch reads none of the rows its
- * earlier batches wrote for a sweep that may still change: it remembers them (each equal to its
- * stored row; a terminal one is forgotten, and read from the table if an event ever follows it).
+ * changes nothing, as its update matched nothing. A batch given its session's memory (a
+ * rebuild's, or a live runner's) reads none of the rows the session's earlier batches wrote for a
+ * sweep that may still change: it remembers them (each equal to its stored row; a terminal one is
+ * forgotten, and read from the table if an event ever follows it, as is one the memory no longer
+ * holds).
  */
-const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], _outbox?: unknown, memory?: RebuildMemory): Promise<void> => {
-  const remembered = memory?.of('rows', () => new Map<string, SweepRow>());
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], _outbox?: unknown, memory?: BatchMemory): Promise<void> => {
+  const remembered = memory?.entries<SweepRow>('rows');
   const events = batch.map((recorded) => ({ type: recorded.type, data: recorded.data }) as SweepEvent);
   const folded = new Map<string, Folded>();
   for (const { data } of events) {

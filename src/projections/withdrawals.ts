@@ -7,7 +7,7 @@ import { evolveWithdrawal, isTerminal, type WithdrawalEvent, type WithdrawalReco
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
 import { insertJsonRows, jsonRows } from '../db/unnest-rows.js';
-import { liveOutbox, type OutboxEffects, type Projection, type RebuildMemory } from './projection.js';
+import { liveOutbox, type OutboxEffects, type Projection, type BatchMemory } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
 
@@ -98,12 +98,14 @@ interface Folded {
  * The batch's writes in a constant number of statements: the existing rows it touches are read
  * and locked at once, each withdrawal's events are folded in memory in event order (each event's
  * webhook drawn from the state it leaves, as before), then new rows are inserted and existing
- * ones updated, one statement each. A rebuild's batch reads none of the rows its earlier batches
- * left in a state that may still change: it remembers their states (each equal to its row's
- * `state`; a terminal one is forgotten, and read from the table if an event ever follows it).
+ * ones updated, one statement each. A batch given its session's memory (a rebuild's, or a live
+ * runner's) reads none of the rows the session's earlier batches left in a state that may still
+ * change: it remembers their states (each equal to its row's `state`; a terminal one is forgotten,
+ * and read from the table if an event ever follows it, as is one the memory no longer holds), so
+ * a live batch that only moves withdrawals it wrote before is one round trip, not two.
  */
-const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox, memory?: RebuildMemory): Promise<void> => {
-  const remembered = memory?.of('states', () => new Map<string, WithdrawalRecord>());
+const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbox: OutboxEffects = liveOutbox, memory?: BatchMemory): Promise<void> => {
+  const remembered = memory?.entries<WithdrawalRecord>('states');
   const events = batch.map((recorded) => ({ recorded, event: { type: recorded.type, data: recorded.data } as WithdrawalEvent }));
   const requested = new Set(events.flatMap(({ event }) => (event.type === 'WithdrawalRequested' ? [event.data.id] : [])));
   const existingIds = [...new Set(events.map(({ event }) => event.data.id))].filter((id) => !requested.has(id));

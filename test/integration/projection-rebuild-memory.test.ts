@@ -11,7 +11,7 @@ import { auditStreamsProjection } from '../../src/projections/audit-streams.js';
 import { rebuildProjections } from '../../src/projections/checkpoint.js';
 import { depositsProjection } from '../../src/projections/deposits.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
-import type { Projection, RebuildMemory } from '../../src/projections/projection.js';
+import type { Projection, BatchMemory } from '../../src/projections/projection.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
 import { sweepQueueProjection } from '../../src/projections/sweep-queue.js';
 import { sweepsProjection } from '../../src/projections/sweeps.js';
@@ -23,7 +23,7 @@ import { openRebuildFixture, type RebuildFixture } from '../support/rebuild-fixt
 const logger = createLogger('silent');
 
 /** the projection, noting the memory each of its batches is given */
-const noting = (projection: Projection, memories: Set<RebuildMemory | undefined>): Projection => ({
+const noting = (projection: Projection, memories: Set<BatchMemory | undefined>): Projection => ({
   ...projection,
   handleBatch: (trx, events, outbox, memory) => {
     memories.add(memory);
@@ -55,7 +55,7 @@ describe('projection rebuild, what it remembers between batches', () => {
       for (const batchSize of [1, 2, 5]) {
         const { database, db } = await fixture.readModel(`rebuild_memory_caught_up_${batchSize}`);
         for (const projection of PROJECTIONS) await new ProjectionRunner({ projection, store: fixture.store, database: database.config, logger }).catchUp();
-        const memories = PROJECTIONS.map(() => new Set<RebuildMemory | undefined>());
+        const memories = PROJECTIONS.map(() => new Set<BatchMemory | undefined>());
         await rebuildProjections(db, fixture.store, PROJECTIONS.map((projection, index) => noting(projection, memories[index]!)), { sessions: 2, batchSize });
         expect(await fixture.snapshot(db)).toEqual(reference);
         for (const seen of memories) expect([...seen].map((memory) => memory !== undefined)).toEqual([true]);
@@ -103,7 +103,7 @@ describe('projection rebuild, what it remembers between batches', () => {
       for (const batchSize of [1, 2, 3]) {
         const caughtUp = await readModel(`rebuild_memory_sweeps_caught_up_${batchSize}`);
         for (const projection of PROJECTIONS) await new ProjectionRunner({ projection, store, database: caughtUp.config, logger }).catchUp();
-        const memories = new Set<RebuildMemory | undefined>();
+        const memories = new Set<BatchMemory | undefined>();
         const projections = PROJECTIONS.map((projection) => (projection === sweepsProjection ? noting(projection, memories) : projection));
         await rebuildProjections(createDatabase(caughtUp.pool), store, projections, { sessions: 2, batchSize });
         expect(await snapshot(createDatabase(caughtUp.pool))).toEqual(reference);
