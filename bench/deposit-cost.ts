@@ -8,7 +8,8 @@
  * end): statements, transactions, service CPU and PostgreSQL CPU, with the statements that ran
  * most; the same per address for the addresses made before the clock starts; and what the idle
  * service costs a second (block production, polls), which the per-deposit figures include for
- * the phase's duration.
+ * the phase's duration; and the workers process's ledger batches meanwhile (how many decisions
+ * each carried, each stage's time per decision, the group commits).
  *
  *   npm run bench:deposit-cost
  *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
@@ -18,6 +19,7 @@ import { runBenchmark } from './lib/lifecycle.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
 import { afterwardsLine, creditDelayLine, runDepositPhase } from './lib/phases/deposits.js';
 import { machineLine } from './lib/report.js';
+import { describeLedgerBatches, scrapeMetrics } from './lib/request-stages.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { benchBlockTimeMs } from './lib/service.js';
 import { forgottenStatements, startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
@@ -66,6 +68,7 @@ await runBenchmark(async (lifecycle) => {
   let end: Reading | undefined;
   let forgotten = 0;
   let statements: Awaited<ReturnType<typeof statementsSince>> = [];
+  let workersMetrics: { before: Map<string, number>; after: Map<string, number> } | undefined;
   const figures = await runDepositPhase({
     lifecycle,
     api: org.api,
@@ -88,11 +91,13 @@ await runBenchmark(async (lifecycle) => {
       beforeInjection: async () => {
         const before = addresses!.reading;
         addresses!.statements = await statementsSince();
+        workersMetrics = { before: await scrapeMetrics(service.workersUrl), after: new Map() };
         injection = await read();
         addresses!.reading = { atMs: injection.atMs - before.atMs, serviceMs: injection.serviceMs - before.serviceMs, serverMs: injection.serverMs - before.serverMs, transactions: injection.transactions - before.transactions };
       },
       afterCredited: async () => {
         end = await read();
+        workersMetrics!.after = await scrapeMetrics(service.workersUrl);
         forgotten = await forgottenStatements(client);
         statements = await statementsSince();
       },
@@ -127,6 +132,7 @@ await runBenchmark(async (lifecycle) => {
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
       `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
   );
+  console.log(describeLedgerBatches(`${service.workersUrl === service.url ? 'the service' : 'the workers process'} (first injection until all were listed and credited)`, workersMetrics!.before, workersMetrics!.after));
   const seconds = (value: number | null) => (value === null ? '–' : (value / 1000).toFixed(1));
   console.log(
     [

@@ -43,6 +43,29 @@ export const describeLedgerWork = (process: string, before: Samples, after: Samp
   return `${process}: ledger batches ${batches} of ${delta('ledgergate_ledger_batch_size_sum')} decisions; ${retriesAndLoads(before, after, created)}`;
 };
 
+/** the mean ms a decision spent in each stage of its ledger batch, between two scrapes */
+const stageMsPerDecision = (before: Samples, after: Samples) => {
+  const delta = deltaOf(before, after);
+  const decisions = delta('ledgergate_ledger_batch_size_sum');
+  return STAGES.map((stage) => `${stage} ${decisions > 0 ? ((delta(`ledgergate_ledger_stage_duration_seconds_sum{stage="${stage}"}`) / decisions) * 1000).toFixed(1) : '?'}`).join(', ');
+};
+
+/**
+ * One line on a process's ledger batcher between two scrapes: its batches and their mean size,
+ * each stage's mean ms per decision, and its group commits (how many, how many appends, ms each).
+ */
+export const describeLedgerBatches = (process: string, before: Samples, after: Samples): string => {
+  const delta = deltaOf(before, after);
+  const batches = delta('ledgergate_ledger_batch_size_count');
+  const decisions = delta('ledgergate_ledger_batch_size_sum');
+  const commits = delta('ledgergate_eventstore_append_duration_seconds_count');
+  const commitMs = commits > 0 ? ((delta('ledgergate_eventstore_append_duration_seconds_sum') / commits) * 1000).toFixed(1) : '?';
+  return (
+    `${process}: ledger batches ${batches} of ${decisions} decisions (mean ${(decisions / Math.max(batches, 1)).toFixed(1)}); ` +
+    `ms per decision in each stage: ${stageMsPerDecision(before, after)}; group commits ${commits} for ${delta('ledgergate_eventstore_append_batch_size_sum')} appends, ${commitMs} ms each`
+  );
+};
+
 /** lines describing what happened between two scrapes of the API process */
 export const describeRequestStages = (before: Samples, after: Samples, created: number): string[] => {
   const delta = deltaOf(before, after);
