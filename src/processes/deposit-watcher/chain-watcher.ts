@@ -51,8 +51,12 @@ export interface ChainWatcherOptions {
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
 const LAG_REPORT_INTERVAL_MS = 60_000;
 const LAG_WARNING_BLOCKS = 100;
-/** deposits of one block recorded (or confirmed) at once: those of one ledger then share one append */
-const RECORDS_IN_FLIGHT = 64;
+/**
+ * deposits recorded (or confirmed) at once: those of one ledger then share one append, up to the
+ * ledger batcher's batch (a block's transfers, or every deposit due, reach it together instead of
+ * a few per append)
+ */
+const DEPOSITS_IN_FLIGHT = 1024;
 /** the longest a watcher goes without a full pass while the chain's head stays put: a safety net, never needed for correctness */
 const FULL_PASS_EVERY_MS = 5_000;
 /** the longest a watcher woken by head notifications waits without one: a lost notification only delays this long */
@@ -216,6 +220,8 @@ export class ChainWatcher {
         return true;
       }
     }
+    // deposits already scanned that this head makes deep enough: confirmed now, not after the blocks below the head are scanned
+    await this.confirmDue(head.number, cursor);
     const last = Math.min(head.number, cursor + blocksPerStep - 1);
     for (; cursor <= last; cursor++) {
       if (this.stopping || !this.options.locks.holds(this.chainId)) return false;
@@ -225,6 +231,8 @@ export class ChainWatcher {
       if ((await this.scanBlock(header)) === 'changed') return true;
       previousHash = header.hash;
     }
+    // and those of the blocks this pass scanned (a chain of one confirmation), with what they recorded read
+    await this.follower.refresh(this.stopController.signal);
     await this.confirmDue(head.number, cursor);
     this.reportLag(cursor - 1, head.number);
     // cut short by a stop or a lost lock: not settled, the next pass is a full one
@@ -274,7 +282,7 @@ export class ChainWatcher {
     const keys = this.follower.legacyLogDeposits.keyAll(transfers);
     await inParallel(
       transfers.map((transfer, position) => ({ transfer, key: keys[position]! })),
-      RECORDS_IN_FLIGHT,
+      DEPOSITS_IN_FLIGHT,
       ({ transfer, key }) => this.record(transfer, key),
     );
     await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
@@ -344,10 +352,9 @@ export class ChainWatcher {
     }
   }
 
-  /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded */
+  /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded, as the follower last read them */
   private async confirmDue(head: number, cursor: number): Promise<void> {
     const { gateway, services } = this.options;
-    await this.follower.refresh(this.stopController.signal);
     const canonicalHashes = new Map<number, string | null>();
     const due = dueForConfirmation(this.follower.unconfirmed, head, gateway.chain.properties.confirmations);
     const ready = due.filter((candidate) => candidate.blockNumber < cursor);
@@ -357,7 +364,7 @@ export class ChainWatcher {
     }
     // its block was replaced: the next step's reorg check reverts it
     const canonical = ready.filter((deposit) => canonicalHashes.get(deposit.blockNumber) === deposit.blockHash);
-    await inParallel(canonical, RECORDS_IN_FLIGHT, async (deposit) => {
+    await inParallel(canonical, DEPOSITS_IN_FLIGHT, async (deposit) => {
       if (this.stopping) return;
       try {
         await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata, deposit.detection);
