@@ -14,6 +14,7 @@ import type { BlockHeader, BlockTransfer, ChainGateway } from '../../src/chains/
 import { findChain } from '../../src/catalog/registry.js';
 import { BlockLog, CursorMovedError } from '../../src/processes/deposit-watcher/block-log.js';
 import { ChainWatcher, HeadNotifications, WatcherLockSession, type ChainWatcherOptions } from '../../src/processes/deposit-watcher/index.js';
+import { FollowedEventsReader } from '../../src/processes/deposit-watcher/followed-events.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
 import { streams } from '../../src/domain/streams.js';
@@ -29,6 +30,7 @@ const XRP_TESTNET = 'xrpl:testnet'; // 1 confirmation
 const BSC_TESTNET = 'eip155:97'; // 6 confirmations: the scripted gateway's chain
 const BSC = 'eip155:56'; // 15 confirmations, USDT: scripted too
 const ETHEREUM = 'eip155:1'; // 12 confirmations, USDT: scripted too
+const POLYGON = 'eip155:137'; // 64 confirmations: scripted too
 const native = (chainId: string) => ({ [TRON_SHASTA]: 'tron:shasta/slip44:195', [SEPOLIA]: `${SEPOLIA}/slip44:60`, [BITCOIN_TESTNET]: `${BITCOIN_TESTNET}/slip44:0`, [XRP_TESTNET]: `${XRP_TESTNET}/slip44:144`, [BSC_TESTNET]: `${BSC_TESTNET}/slip44:60` })[chainId]!;
 const logger = createLogger('silent');
 
@@ -316,6 +318,42 @@ describe('chain watchers over the devnet and the event store', () => {
       ['DepositConfirmed', 6],
     ]);
     expect(await ledger(BSC_TESTNET)).toEqual({ available: 10n ** 16n, pending: 0n, held: 0n });
+  });
+
+  it('a pass over new blocks that lead to the head it read refreshes what it follows once; a block that replaced that head meanwhile is scanned after a refresh of its own', async () => {
+    const chain = findChain(POLYGON)!;
+    const chainOf = scriptedChain(chain.id);
+    const scripted = chainOf.gateway(chain);
+    let reads = 0;
+    const counted = { ...infrastructure.store, readAllScanned: (...args: Parameters<typeof infrastructure.store.readAllScanned>) => (reads++, infrastructure.store.readAllScanned(...args)) };
+    let replaceAt: number | null = null;
+    let paid: string | null = null;
+    const gateway: ChainGateway = {
+      ...scripted,
+      block: async (number) => {
+        if (number === replaceAt) {
+          replaceAt = null;
+          // after the pass read the head and refreshed: a new address, and the head replaced by a block that pays it
+          const { address } = await account(POLYGON, 'late-user');
+          paid = `0x${'cd'.repeat(32)}`;
+          chainOf.reorg(1, [[{ txHash: paid, index: 0, from: '0x000000000000000000000000000000000000dEaD', to: address, asset: 'native', amount: 10n ** 18n, destinationTag: null }]]);
+        }
+        return scripted.block(number);
+      },
+    };
+    const polygon = watcher(gateway, { events: new FollowedEventsReader(counted) });
+    chainOf.mine([]);
+    await polygon.catchUp();
+
+    chainOf.mine([], [], []); // blocks 2 to 4, the head the next pass reads
+    reads = 0;
+    await polygon.catchUp();
+    expect(reads).toBe(1);
+
+    chainOf.mine([]); // block 5, replaced while the pass reads it
+    replaceAt = 5;
+    await polygon.catchUp();
+    expect((await depositEvents(POLYGON, 'DepositDetected')).map((event) => [event.data.txHash, event.data.blockNumber])).toEqual([[paid, 5]]);
   });
 
   /** a scripted EVM chain with a user's deposit address and the chain's USDT */

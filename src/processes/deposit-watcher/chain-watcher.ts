@@ -63,8 +63,8 @@ const FULL_PASS_EVERY_MS = 5_000;
 const NOTIFIED_SAFETY_POLL_MS = 1_000;
 
 
-/** How a block scan ended: scanned, or the block changed under the scan (a reorg the next step handles). */
-type ScanOutcome = 'scanned' | 'changed';
+/** How a block scan ended: scanned (`recorded` when it recorded deposits), or the block changed under the scan (a reorg the next step handles). */
+type ScanOutcome = 'scanned' | 'recorded' | 'changed';
 
 /**
  * Follows one chain (over its ChainGateway) and turns transfers to deposit addresses into deposits:
@@ -223,21 +223,45 @@ export class ChainWatcher {
     // deposits already scanned that this head makes deep enough: confirmed now, not after the blocks below the head are scanned
     await this.confirmDue(head.number, cursor);
     const last = Math.min(head.number, cursor + blocksPerStep - 1);
-    for (; cursor <= last; cursor++) {
+    const { headers, complete } = await this.linkedHeaders(cursor, last, previousHash);
+    // blocks that lead to the head read before the pass's refresh were all mined before it: they pay no address it did not see
+    const tip = headers[headers.length - 1];
+    const seenByRefresh = complete && tip !== undefined && tip.number === head.number && tip.hash === head.hash;
+    let recorded = false;
+    for (const header of headers) {
       if (this.stopping || !this.options.locks.holds(this.chainId)) return false;
-      const header = await gateway.block(cursor);
-      // the chain got shorter or the block no longer follows the one scanned: a reorg, seen next step
-      if (!header || (previousHash !== null && header.parentHash !== previousHash)) return true;
-      if ((await this.scanBlock(header)) === 'changed') return true;
-      previousHash = header.hash;
+      const outcome = await this.scanBlock(header, seenByRefresh);
+      if (outcome === 'changed') return true;
+      recorded ||= outcome === 'recorded';
+      cursor = header.number + 1;
     }
+    // the chain got shorter or a block no longer follows the one scanned: a reorg, seen next step
+    if (!complete) return true;
     // and those of the blocks this pass scanned (a chain of one confirmation), with what they recorded read
-    await this.follower.refresh(this.stopController.signal);
+    if (recorded) await this.follower.refresh(this.stopController.signal);
     await this.confirmDue(head.number, cursor);
     this.reportLag(cursor - 1, head.number);
     // cut short by a stop or a lost lock: not settled, the next pass is a full one
     if (last >= head.number && !this.stopping && this.options.locks.holds(this.chainId)) this.settled = { head, atMs: Date.now() };
     return last < head.number;
+  }
+
+  /**
+   * The headers from `from` to `to`, each following the one before it (the first, the block hashed
+   * `previousHash`); `complete` is false when the chain got shorter or a block no longer follows,
+   * and `headers` then holds those before it.
+   */
+  private async linkedHeaders(from: number, to: number, previousHash: string | null): Promise<{ headers: BlockHeader[]; complete: boolean }> {
+    const headers: BlockHeader[] = [];
+    let parentHash = previousHash;
+    for (let number = from; number <= to; number++) {
+      if (this.stopping) break;
+      const header = await this.options.gateway.block(number);
+      if (!header || (parentHash !== null && header.parentHash !== parentHash)) return { headers, complete: false };
+      headers.push(header);
+      parentHash = header.hash;
+    }
+    return { headers, complete: true };
   }
 
   /** the last complete pass ended at this very head, not long ago: nothing changed that a pass would see */
@@ -271,30 +295,35 @@ export class ChainWatcher {
     logChainLag(this.logger, this.chainId, scannedHeight, headHeight, LAG_WARNING_BLOCKS);
   }
 
-  private async scanBlock(header: BlockHeader): Promise<ScanOutcome> {
+  /** `seenByRefresh`: the block was mined before the pass's refresh began, which saw every address it can pay */
+  private async scanBlock(header: BlockHeader, seenByRefresh: boolean): Promise<ScanOutcome> {
     const { gateway, services } = this.options;
     // addresses handed out until now: every address this block can pay is among them
-    await this.follower.refresh(this.stopController.signal);
+    if (!seenByRefresh) await this.follower.refresh(this.stopController.signal);
     // deposits recorded at this height in another block (a crash before the cursor moved, then a reorg)
     for (const deposit of supersededAt(this.follower.unconfirmed, header.number, header.hash)) await this.revert(deposit);
     const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
     if (transfers.some((transfer) => transfer.blockHash !== header.hash)) return 'changed';
     const keys = this.follower.legacyLogDeposits.keyAll(transfers);
+    let recorded = false;
     await inParallel(
       transfers.map((transfer, position) => ({ transfer, key: keys[position]! })),
       DEPOSITS_IN_FLIGHT,
-      ({ transfer, key }) => this.record(transfer, key),
+      async ({ transfer, key }) => {
+        if (await this.record(transfer, key)) recorded = true;
+      },
     );
     await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
-    return 'scanned';
+    return recorded ? 'recorded' : 'scanned';
   }
 
-  private async record(transfer: BlockTransfer, key: TransferKey): Promise<void> {
+  /** true when it recorded a deposit (not a duplicate, not ignored) */
+  private async record(transfer: BlockTransfer, key: TransferKey): Promise<boolean> {
     const owner = attribute(this.follower.watchSet, transfer);
-    if (owner === undefined) return; // not one of ours (a gateway may answer more than it was asked)
+    if (owner === undefined) return false; // not one of ours (a gateway may answer more than it was asked)
     if ('refused' in key) {
       this.logger.error('chain watcher: transfer not recorded; an operator decides', { txHash: transfer.txHash, index: transfer.index, reason: key.refused });
-      return;
+      return false;
     }
     const observed: ObservedTransfer = {
       chainId: this.chainId,
@@ -319,6 +348,7 @@ export class ChainWatcher {
       outcome,
       attributed: owner !== null,
     });
+    return outcome === 'recorded';
   }
 
   /** a reorg replaced the last scanned block: walk back to the fork point, revert what was abandoned, scan again from there */
