@@ -45,9 +45,16 @@ const describeFailure = (error: unknown, options: SendOptions): string => {
  */
 /** an idle kept-alive socket is closed before a receiver's usual keep-alive time-out (Node's 5 s) closes it under a request */
 const IDLE_SOCKET_MS = 4_000;
+/**
+ * Half the dispatcher's sends in flight (dispatcher.ts): a receiver that has them all answers at
+ * most one request per socket before a queued send goes out, so a send's time-out (which counts
+ * from the request, queued time included, to stay within its lease) leaves a receiver half of it
+ * per answer, as 64 sockets did beside 128 sends in flight.
+ */
+const SOCKETS_PER_ORIGIN = 128;
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
+  'http:': new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN, timeout: IDLE_SOCKET_MS }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN, timeout: IDLE_SOCKET_MS }),
 };
 
 /** the error of a connection refused because the host resolved to an internal address */
