@@ -3,12 +3,16 @@
  * `eventstore.append_batch`, still installed), alone on one backend: its CPU per call (from /proc,
  * so other processes' load does not count) and, with pg_stat_statements tracking the statements
  * inside the function, where that time goes. Shapes: 1 stream × 1 event, 1 × 10, 8 appends of 1
- * event (a typical group commit) and 64 (group commit under load). On an empty store, then on one
+ * event (a typical group commit) and 64 (group commit under load), and a ledger batch of 25 new
+ * withdrawals as POST /withdrawals appends it (25 reference claims and 25 withdrawals opened, 25
+ * holds on one ledger), without and with the check of the organization's stream its decisions were
+ * made on (a stream given no events). On an empty store, then on one
  * filled with `BENCH_FILL_EVENTS` synthetic events (default 1,000,000; 0 skips it).
  *
  *   npm run bench:append-cost
  *   BENCH_CALLS=500 BENCH_FILL_EVENTS=0 BENCH_TRACK=all npm run bench:append-cost   # and the statements inside
  *   BENCH_FORM=positions npm run bench:append-cost                                 # one function only
+ *   BENCH_SHAPE=withdrawals BENCH_FILL_EVENTS=0 npm run bench:append-cost          # one shape only
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -33,12 +37,18 @@ interface Shape {
   name: string;
   appends: number;
   eventsPerAppend: number;
+  /** a ledger batch of this many new withdrawals (one item), instead of `appends` items of one stream */
+  withdrawals?: number;
+  /** the batch checks its organization's stream (only a function that checks runs it) */
+  checked?: boolean;
 }
 /** the function the service calls, and the one before it (still installed), to compare them in one run */
 interface Form {
   name: string;
   text: string;
   outcomes: (batch: StreamAppend[][], row: never) => BatchOutcome[];
+  /** it checks a stream given no events (20261127T0900) */
+  checks?: boolean;
 }
 const FORMS: Form[] = [
   {
@@ -46,7 +56,12 @@ const FORMS: Form[] = [
     text: 'select eventstore.append_batch($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb) as result',
     outcomes: (_batch, row: { result: BatchOutcome[] }) => row.result,
   },
-  { name: 'append_batch_positions', text: APPEND_BATCH_SQL, outcomes: (batch, row: AppendBatchRow) => batchOutcomes(batch, row) },
+  {
+    name: 'append_batch_positions (20261126T1700)',
+    text: 'select positions, revisions, refusals from eventstore.append_batch_positions($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb)',
+    outcomes: (batch, row: AppendBatchRow) => batchOutcomes(batch, row),
+  },
+  { name: 'append_batch_checks', text: APPEND_BATCH_SQL, outcomes: (batch, row: AppendBatchRow) => batchOutcomes(batch, row), checks: true },
 ];
 
 const SHAPES: Shape[] = [
@@ -54,7 +69,29 @@ const SHAPES: Shape[] = [
   { name: '1 stream × 10 events', appends: 1, eventsPerAppend: 10 },
   { name: '8 appends × 1 event', appends: 8, eventsPerAppend: 1 },
   { name: '64 appends × 1 event', appends: 64, eventsPerAppend: 1 }, // group commit under the service's 64-connection load
+  { name: 'ledger batch of 25 withdrawals', appends: 1, eventsPerAppend: 75, withdrawals: 25 },
+  { name: 'ledger batch of 25 withdrawals, checking its organization', appends: 1, eventsPerAppend: 75, withdrawals: 25, checked: true },
 ];
+
+/** One ledger batch of new withdrawals per call, on one ledger (at its head) and one organization stream (at 0). */
+const withdrawalBatches = (shape: Shape & { withdrawals: number }, organization: string) => {
+  const ledger = `ledger-${randomUUID()}`;
+  let head: bigint | 'no_stream' = 'no_stream';
+  let turn = 0;
+  const opened = (category: string): StreamAppend => ({ stream: `${category}-${randomUUID()}`, expectedRevision: 'no_stream', events: [depositEvent(category, turn++)] });
+  return () => {
+    const appends = Array.from({ length: shape.withdrawals }, () => [opened('withdrawalReference'), opened('withdrawal')]).flat();
+    appends.push({ stream: ledger, expectedRevision: head, events: Array.from({ length: shape.withdrawals }, () => depositEvent(ledger, turn++)) });
+    if (shape.checked) appends.push({ stream: organization, expectedRevision: 0n, events: [] });
+    return {
+      batch: [appends],
+      settle: ([outcome]: BatchOutcome[]) => {
+        if (!outcome || 'error' in outcome) throw new Error(`the bench's append was refused: ${JSON.stringify(outcome)}`);
+        head = BigInt(outcome.streams.find(({ stream }) => stream === ledger)!.revision);
+      },
+    };
+  };
+};
 
 /** Each call appends to fresh streams half the time and to a known stream at its exact revision otherwise. */
 const batches = (shape: Shape) => {
@@ -106,7 +143,9 @@ const fill = async (client: pg.Client, events: number) => {
 
 const measure = async (client: pg.Client, shape: Shape, form: Form) => {
   const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  const next = batches(shape);
+  const organization = `organization-${randomUUID()}`;
+  if (shape.withdrawals) await client.query({ text: APPEND_BATCH_SQL, values: appendBatchParameters([[{ stream: organization, expectedRevision: 'no_stream', events: [depositEvent(organization, 0)] }]]) });
+  const next = shape.withdrawals ? withdrawalBatches({ ...shape, withdrawals: shape.withdrawals }, organization) : batches(shape);
   const call = async () => {
     const { batch, settle } = next();
     const { rows } = await client.query({ name: form.name, text: form.text, values: appendBatchParameters(batch) });
@@ -146,7 +185,7 @@ await runBenchmark(async (lifecycle) => {
       progress(`filling the store with ${num(fillEvents)} events`);
       await fill(client, fillEvents);
     }
-    for (const shape of SHAPES) for (const form of FORMS.filter((f) => f.name.includes(process.env.BENCH_FORM ?? ''))) {
+    for (const shape of SHAPES.filter((s) => s.name.includes(process.env.BENCH_SHAPE ?? ''))) for (const form of FORMS.filter((f) => f.name.includes(process.env.BENCH_FORM ?? '') && (!shape.checked || f.checks))) {
       lifecycle.checkpoint();
       const figures = await measure(client, shape, form);
       const events = (await client.query<{ n: string }>('select count(*)::text as n from eventstore.events')).rows[0]!.n;

@@ -50,14 +50,30 @@ export interface RecordedEvent {
  */
 export type EventBody = Omit<RecordedEvent, 'metadata' | 'recordedAt'>;
 
+/**
+ * One stream of an append. With no events it is a check: the stream must stand at
+ * `expectedRevision` (a revision, or `no_stream`) when the others are written, atomically with
+ * them, or the whole append is refused with WrongExpectedRevisionError; nothing is written to it.
+ * A decision made on a stream it does not write is checked this way, without a read before it.
+ */
 export interface StreamAppend {
   stream: string;
   expectedRevision: ExpectedRevision;
   events: NewEvent[];
 }
 
+/** the revision a check (a StreamAppend of no events) holds its stream at: -1n for `no_stream` */
+export const checkedRevision = (expected: ExpectedRevision): bigint => {
+  if (typeof expected === 'bigint') return expected;
+  if (expected === 'no_stream') return -1n;
+  throw new Error(`a check names a revision or no_stream, not ${expected}`);
+};
+
+/** the streams an append writes (its checks left out) */
+export const writtenStreams = (appends: readonly StreamAppend[]): string[] => appends.filter(({ events }) => events.length > 0).map(({ stream }) => stream);
+
 export interface AppendResult {
-  /** revision of the last event now in each appended stream, in the order given */
+  /** revision of the last event now in each appended stream, in the order given (a checked stream: its checked revision) */
   streams: { stream: string; revision: bigint }[];
   /** global position of the last event written (or already stored, for an idempotent retry) */
   position: bigint;
@@ -140,6 +156,7 @@ export interface EventStore {
   /**
    * atomic append to several streams: all are written or none. Events get positions in the order
    * given (stream by stream), so the result's position is that of the last stream's last event.
+   * A stream given no events is checked, not written (StreamAppend); at least one is written.
    */
   appendMany(appends: StreamAppend[]): Promise<AppendResult>;
   /** events of one stream; an unknown stream reads as empty */

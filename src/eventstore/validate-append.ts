@@ -5,7 +5,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Shape rules every adapter enforces the same way before writing anything. */
 export const validateAppends = (appends: StreamAppend[]): void => {
-  if (appends.length === 0) throw new InvalidAppendError('an append names at least one stream');
+  if (!appends.some(({ events }) => events.length > 0)) throw new InvalidAppendError('an append writes at least one event (a stream given no events is only checked)');
   const streams = new Set<string>();
   const ids = new Set<string>();
   for (const { stream, expectedRevision, events } of appends) {
@@ -15,7 +15,9 @@ export const validateAppends = (appends: StreamAppend[]): void => {
     if (typeof expectedRevision === 'bigint' && expectedRevision < 0n) {
       throw new InvalidAppendError(`expected revision ${expectedRevision} is negative`);
     }
-    if (events.length === 0) throw new InvalidAppendError(`no events to append to ${stream}`);
+    if (events.length === 0 && expectedRevision !== 'no_stream' && typeof expectedRevision !== 'bigint') {
+      throw new InvalidAppendError(`a check of ${stream} (no events) names a revision or no_stream, not ${expectedRevision}`);
+    }
     for (const event of events) {
       if (!UUID.test(event.id)) throw new InvalidAppendError(`event id "${event.id}" is not a UUID`);
       const id = event.id.toLowerCase();

@@ -103,6 +103,30 @@ describe('eventstore.append_batch_positions', () => {
     ]);
   });
 
+  it('checks (appends of no events): several items checking one stream at its head are all written; a check behind a write of its stream in the batch sees that write', async () => {
+    const [checked, unborn] = [stream('checked'), stream('unborn')];
+    await setBased(database.pool, [[append(checked, 'no_stream', [event(0)])]]);
+    const own = [stream('a'), stream('b'), stream('c')];
+    const fast = await setBased(database.pool, own.map((name, n) => [append(name, 'no_stream', [event(n)]), append(checked, 0n, []), append(unborn, 'no_stream', [])]));
+    expect(fast).toEqual(own.map((name) => ({ position: expect.any(String), streams: [{ stream: name, revision: '0' }, { stream: checked, revision: '0' }, { stream: unborn, revision: '-1' }] })));
+    expect(await revisionOf(checked)).toBe('0');
+    expect(await revisionOf(unborn)).toBeNull(); // locked to be checked, then removed: no stream row is left behind
+
+    const [d, e, f] = [stream('d'), stream('e'), stream('f')];
+    const mixed = await setBased(database.pool, [
+      [append(d, 'no_stream', [event(1)]), append(checked, 0n, [])],
+      [append(checked, 0n, [event(2)])], // moves it to 1
+      [append(e, 'no_stream', [event(3)]), append(checked, 0n, [])], // wrong: the item before moved it
+      [append(f, 'no_stream', [event(4)]), append(checked, 1n, [])],
+    ]);
+    expect(mixed[0]).toMatchObject({ streams: [{ stream: d, revision: '0' }, { stream: checked, revision: '0' }] });
+    expect(mixed[1]).toMatchObject({ streams: [{ stream: checked, revision: '1' }] });
+    expect(mixed[2]).toEqual({ error: 'wrong_expected_revision', stream: checked, expected: '0', actual: '1' });
+    expect(mixed[3]).toMatchObject({ streams: [{ stream: f, revision: '0' }, { stream: checked, revision: '1' }] });
+    expect(await revisionOf(e)).toBeNull();
+    expect((await eventsOf(checked)).map((row) => row.n)).toEqual([0, 2]);
+  });
+
   it('refuses a batch whose arrays do not match with a clear error, and writes nothing', async () => {
     const s = stream('bad');
     const parameters = appendBatchParameters([[append(s, 'no_stream', [event(0), event(1)])]]);

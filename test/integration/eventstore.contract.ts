@@ -159,6 +159,40 @@ export const describeEventStoreContract = (
       expect(await store.streamRevision(c)).toBeNull();
     });
 
+    it('checks a stream given no events at its revision, atomically with the streams written, and writes nothing to it', async () => {
+      const category = uniqueCategory();
+      const [written, checked, unborn] = [`${category}-written`, `${category}-checked`, `${category}-unborn`];
+      await store.append(checked, 'no_stream', newEvents(2));
+      const result = await store.appendMany([
+        { stream: written, expectedRevision: 'no_stream', events: newEvents(1) },
+        { stream: checked, expectedRevision: 1n, events: [] },
+        { stream: unborn, expectedRevision: 'no_stream', events: [] },
+      ]);
+      expect(result.streams).toEqual([
+        { stream: written, revision: 0n },
+        { stream: checked, revision: 1n },
+        { stream: unborn, revision: -1n },
+      ]);
+      expect(await store.streamRevisions([written, checked, unborn])).toEqual([0n, 1n, null]);
+      expect(await store.readStream(unborn)).toEqual([]);
+
+      // a checked stream that moved refuses the whole append
+      for (const check of [
+        { stream: checked, expectedRevision: 0n },
+        { stream: written, expectedRevision: 'no_stream' as const },
+      ]) {
+        const refused = store.appendMany([{ stream: `${category}-never`, expectedRevision: 'no_stream', events: newEvents(1) }, { ...check, events: [] }]);
+        await expect(refused).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        await expect(refused).rejects.toMatchObject({ stream: check.stream });
+      }
+      expect(await store.streamRevisions([`${category}-never`, checked, written])).toEqual([null, 1n, 0n]);
+
+      // nothing but checks, or a check of no exact revision: refused before anything is asked
+      await expect(store.appendMany([{ stream: checked, expectedRevision: 1n, events: [] }])).rejects.toBeInstanceOf(InvalidAppendError);
+      await expect(store.appendMany([{ stream: written, expectedRevision: 0n, events: newEvents(1) }, { stream: checked, expectedRevision: 'any', events: [] }])).rejects.toBeInstanceOf(InvalidAppendError);
+      expect(await store.streamRevision(written)).toBe(0n);
+    });
+
     it('treats re-appending the same event ids as a no-op', async () => {
       const stream = `${uniqueCategory()}-idem`;
       const events = newEvents(3);

@@ -5,7 +5,9 @@
  *   (for events appended by this adapter, commit == prepare position, so one bigint identifies an event).
  * - `$all` is shared by everything on the server: reads and subscriptions skip system events
  *   (type or stream starting with `$`).
- * - `appendMany` is one `multiStreamAppend` (KurrentDB >= 25.1): all streams or none.
+ * - `appendMany` is one `multiStreamAppend` (KurrentDB >= 25.1): all streams or none. A checked
+ *   stream (one given no events) is read just before it, not within it: a change committed between
+ *   that read and the append is not seen (PostgreSQL checks it in the append's own transaction).
  * - AppendResult.position is read back from the stream (the event at the returned revision), so it is
  *   exactly the position readAll/subscribeToAll report for that event; the position the server returns
  *   with the append is only the fallback.
@@ -23,18 +25,19 @@ import {
 } from '@kurrent/kurrentdb-client';
 import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors.js';
 import { validateAppends } from '../validate-append.js';
-import type {
-  AppendResult,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  ScannedRead,
-  StreamAppend,
-  SubscribeOptions,
-  Subscription,
+import {
+  checkedRevision,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type ScannedRead,
+  type StreamAppend,
+  type SubscribeOptions,
+  type Subscription,
 } from '../port.js';
 import {
   isStreamNotFound,
@@ -148,9 +151,25 @@ export const createKurrentDbEventStoreOnClient = (client: KurrentDBClient): Even
     return { streams: [{ stream, revision }], position };
   };
 
-  const appendMany = async (appends: StreamAppend[]): Promise<AppendResult> => {
+  /** the checks of an append (streams given no events), read before it is written */
+  const checkRevisions = async (checks: StreamAppend[]) => {
+    const actual = await Promise.all(checks.map(({ stream }) => streamRevision(stream)));
+    checks.forEach(({ stream, expectedRevision }, index) => {
+      if ((actual[index] ?? -1n) !== checkedRevision(expectedRevision)) throw new WrongExpectedRevisionError(stream, expectedRevision, actual[index] ?? null);
+    });
+  };
+
+  const appendMany = async (given: StreamAppend[]): Promise<AppendResult> => {
     ensureOpen();
-    validateAppends(appends);
+    validateAppends(given);
+    const checks = given.filter(({ events }) => events.length === 0);
+    if (checks.length > 0) {
+      await checkRevisions(checks);
+      const written = await appendMany(given.filter(({ events }) => events.length > 0));
+      const revisions = new Map(written.streams.map(({ stream, revision }) => [stream, revision]));
+      return { position: written.position, streams: given.map(({ stream, expectedRevision }) => ({ stream, revision: revisions.get(stream) ?? checkedRevision(expectedRevision) })) };
+    }
+    const appends = given;
     const [single] = appends;
     if (appends.length === 1 && single) return append(single.stream, single.expectedRevision, single.events);
     const expected = new Map(appends.map((a) => [a.stream, a.expectedRevision] as const));

@@ -1,16 +1,17 @@
-import { categoryOf, type ExpectedRevision, type StreamAppend } from '../port.js';
+import { categoryOf, checkedRevision, type ExpectedRevision, type StreamAppend } from '../port.js';
 
 export const encodeExpected = (expected: ExpectedRevision): string => (typeof expected === 'bigint' ? expected.toString() : expected);
 
 /**
- * The call of `eventstore.append_batch_positions` for a batch of appends (each item one atomic
- * append of one or more streams): typed arrays, one element per append or per event, and the events'
- * data and metadata as two JSON arrays (see the 20261126T1700-append-batch-positions migration).
+ * The call of `eventstore.append_batch_checks` for a batch of appends (each item one atomic
+ * append of one or more streams, an append of no events a check of its stream's revision): typed
+ * arrays, one element per append or per event, and the events' data and metadata as two JSON arrays
+ * (see the 20261126T1700-append-batch-positions and 20261127T0900-append-batch-checks migrations).
  */
 export const APPEND_BATCH_SQL =
-  'select positions, revisions, refusals from eventstore.append_batch_positions($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb)';
+  'select positions, revisions, refusals from eventstore.append_batch_checks($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::uuid[], $8::text[], $9::jsonb, $10::jsonb)';
 
-/** What `eventstore.append_batch_positions` answers: each written event's position and revision in batch order, and the refused items. */
+/** What `eventstore.append_batch_checks` answers: each written event's position and revision in batch order, and the refused items. */
 export interface AppendBatchRow {
   positions: string[];
   revisions: string[];
@@ -26,21 +27,23 @@ export type BatchOutcome = { position: string; streams: { stream: string; revisi
 
 /**
  * Each item's answer from the batch's written events: an accepted item's events are the next ones in
- * batch order, its position its last event's, each stream's revision that of its last event there.
+ * batch order, its position its last event's, each stream's revision that of its last event there
+ * (a checked stream's: the revision it was checked at).
  */
 export const batchOutcomes = (batch: StreamAppend[][], row: AppendBatchRow): BatchOutcome[] => {
   let written = 0;
   const outcomes = batch.map((appends, item): BatchOutcome => {
     const refusal = row.refusals[String(item)];
     if (refusal) return refusal;
-    const streams = appends.map(({ stream, events }) => {
+    const streams = appends.map(({ stream, expectedRevision, events }) => {
+      if (events.length === 0) return { stream, revision: checkedRevision(expectedRevision).toString() };
       written += events.length;
       return { stream, revision: row.revisions[written - 1]! };
     });
     return { position: row.positions[written - 1]!, streams };
   });
   if (written !== row.positions.length || written !== row.revisions.length) {
-    throw new Error(`append_batch_positions answered ${row.positions.length} written events where the accepted appends have ${written}`);
+    throw new Error(`append_batch_checks answered ${row.positions.length} written events where the accepted appends have ${written}`);
   }
   return outcomes;
 };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../errors.js';
-import type { AppendResult, ExpectedRevision, StreamAppend } from '../port.js';
+import { checkedRevision, type AppendResult, type ExpectedRevision, type StreamAppend } from '../port.js';
 import { validateAppends } from '../validate-append.js';
 import { Coalescer } from '../../db/coalescer.js';
 import { eventStoreAppendBatchSize, eventStoreAppendDuration } from '../../observability/metrics.js';
@@ -33,7 +33,7 @@ const alreadyAppended = async (pool: pg.Pool, appends: StreamAppend[]): Promise<
   );
   const byStream = new Map(revisions.rows.map((row) => [row.stream_id, BigInt(row.stream_revision)]));
   return {
-    streams: appends.map(({ stream }) => ({ stream, revision: byStream.get(stream) ?? -1n })),
+    streams: appends.map(({ stream, expectedRevision, events }) => ({ stream, revision: events.length === 0 ? checkedRevision(expectedRevision) : (byStream.get(stream) ?? -1n) })),
     position: rows.reduce((max, row) => (BigInt(row.global_position) > max ? BigInt(row.global_position) : max), 0n),
   };
 };
@@ -56,7 +56,7 @@ const settle = async (pool: pg.Pool, appends: StreamAppend[], outcome: BatchOutc
 /**
  * Group commit. Appends that arrive while a batch is being written wait, and are written together
  * in the next one: ONE statement and ONE commit (one WAL flush) for all of them, each still its
- * own atomic append with its own answer (see the append_batch migration). Idle, an append goes
+ * own atomic append with its own answer (see the append_batch migrations). Idle, an append goes
  * out at once; under load the batches grow by themselves, so commits stop being the limit.
  *
  * After a batch is answered, the next one waits for the rest of that turn of the event loop: a

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
-import type { EventBody, EventFilter, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, ScannedRead, StreamAppend } from '../port.js';
+import { writtenStreams, type EventBody, type EventFilter, type EventStore, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type ScannedRead, type StreamAppend } from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { poolHealth } from '../../db/pool-health.js';
@@ -209,9 +209,9 @@ export const createPostgresEventStore = ({ pool, listenConfig, logger }: Postgre
     },
     logger,
   );
-  /** this process's followers hear of its own appends before the caller does (written or not: a failed one may be) */
+  /** this process's followers hear of its own appends before the caller does (written or not: a failed one may be); a checked stream is not changed */
   const told = <Result>(appends: StreamAppend[], appending: Promise<Result>) =>
-    appending.finally(() => changes.appended(appends.map(({ stream }) => stream)));
+    appending.finally(() => changes.appended(writtenStreams(appends)));
 
   const store: EventStore = {
     changes,

@@ -4,6 +4,7 @@ import * as appendBatch from './20261123T1100-append-batch.js';
 import * as appendBatchFromIndexes from './20261124T0900-append-batch-from-indexes.js';
 import * as appendBatchSetBased from './20261126T1100-append-batch-set-based.js';
 import * as appendBatchPositions from './20261126T1700-append-batch-positions.js';
+import * as appendBatchChecks from './20261127T0900-append-batch-checks.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -13,5 +14,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261124T0900-append-batch-from-indexes': appendBatchFromIndexes,
     '20261126T1100-append-batch-set-based': appendBatchSetBased,
     '20261126T1700-append-batch-positions': appendBatchPositions,
+    '20261127T0900-append-batch-checks': appendBatchChecks,
   },
 };
