@@ -32,7 +32,24 @@ export interface LedgerDecision<Result, Read = undefined> {
   stream?: string;
   /** `attempt` as in LedgerView: above 1, whatever the decision knew before it queued must be read again */
   read?: (attempt: number) => Promise<Read>;
-  decide: (ledger: LedgerView, now: Date, read: Read) => Promise<{ appends: DecidedAppend[]; result: Result }> | { appends: DecidedAppend[]; result: Result };
+  decide: (ledger: LedgerView, now: Date, read: Read) => Promise<DecidedOnLedger<Result>> | DecidedOnLedger<Result>;
+}
+
+/** What a decision on a ledger appends, and the streams it was made on but does not write (`checks`). */
+export interface DecidedOnLedger<Result> {
+  appends: DecidedAppend[];
+  result: Result;
+  /**
+   * each stream at the revision the decision relied on (a revision, or no_stream): the batch's
+   * append checks them (StreamAppend with no events), so a stream that moved since refuses the
+   * append, and the decision is tried again (`attempt` above 1), instead of a read before it
+   */
+  checks?: StreamCheck[];
+}
+
+export interface StreamCheck {
+  stream: string;
+  expectedRevision: ExpectedRevision;
 }
 
 interface Task {
@@ -54,6 +71,8 @@ interface Task {
 interface Accepted {
   task: Task;
   appends: StreamAppend[];
+  /** the streams its append checks */
+  checks: StreamCheck[];
   wrote: boolean;
   result: object;
 }
@@ -69,6 +88,8 @@ interface OpenBatch {
   ledgerEvents: StreamAppend['events'];
   /** streams its decisions name or write: a later decision on one of them waits for its append */
   streams: Set<string>;
+  /** the streams its decisions checked, at one revision each (a decision checking another waits) */
+  checks: Map<string, ExpectedRevision>;
   /** decided on a ledger memory holds (or will hold): a refusal, or a step no revision checks, is decided again on the store's */
   fromMemory: boolean;
 }
@@ -141,8 +162,12 @@ const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
  * - Two commands that name the same other stream (two requests with one reference, two
  *   confirmations of one deposit) are never in one batch: the later one waits for the next.
  * - Another process moved the ledger: the batch is read and decided again. A conflict on another
- *   stream (a withdrawal, a deposit, a reference) sends that command alone to a next try (`attempt`
- *   above 1), read and decided again; the others go on as a batch.
+ *   stream (a withdrawal, a deposit, a reference, or a stream a decision checks) sends the commands
+ *   that write or check it alone to a next try (`attempt` above 1), read and decided again; the
+ *   others go on as a batch.
+ * - A decision's checks (streams it relied on but does not write, each at one revision) go into the
+ *   batch's append as checks (StreamAppend with no events); two decisions checking one stream at
+ *   different revisions, or one checking a stream another writes, are never in one batch.
  * - At most `maxQueuedPerLedger` commands wait on one ledger; beyond that SERVICE_UNAVAILABLE at once.
  *
  * - Pipelined: while a batch's append is in flight, what arrives is decided on the ledger that
@@ -293,7 +318,7 @@ export class LedgerBatcher {
   /** the batch a decision goes into: the open one, a new one on the ledger the append in flight will leave, on memory's, or on the store's */
   private async batchFor(ledgerStream: string, batch: Task[], inFlight: InFlight | null, open: OpenBatch | null): Promise<OpenBatch> {
     if (open) return open;
-    const opened = (base: KeptLedger, fromMemory: boolean): OpenBatch => ({ base, view: { state: base.state, expectedRevision: base.expectedRevision, attempt: 1 }, accepted: [], ledgerEvents: [], streams: new Set(), fromMemory });
+    const opened = (base: KeptLedger, fromMemory: boolean): OpenBatch => ({ base, view: { state: base.state, expectedRevision: base.expectedRevision, attempt: 1 }, accepted: [], ledgerEvents: [], streams: new Set(), checks: new Map(), fromMemory });
     if (inFlight) return opened(inFlight.leaves, true);
     const { store } = batch[0]!.services;
     const inMemory = this.kept.get(ledgerStream);
@@ -349,21 +374,23 @@ export class LedgerBatcher {
         onStoredLedger();
         continue;
       }
-      if (others.some((append) => into.streams.has(append.stream))) {
+      const checks = decision.checks ?? [];
+      if (others.some((append) => into.streams.has(append.stream) || into.checks.has(append.stream)) || checks.some((check) => into.streams.has(check.stream) || (into.checks.get(check.stream) ?? check.expectedRevision) !== check.expectedRevision)) {
         deferred.push(task);
         continue;
       }
-      if (onLedger.length > 1 || (onLedger[0] && onLedger[0].expectedRevision !== into.view.expectedRevision)) {
-        task.reject(new Error(`a ledger decision must append once, at the revision it was given (${ledgerStream})`));
+      if (onLedger.length > 1 || (onLedger[0] && onLedger[0].expectedRevision !== into.view.expectedRevision) || checks.some((check) => check.stream === ledgerStream)) {
+        task.reject(new Error(`a ledger decision must append once, at the revision it was given, and not check its ledger (${ledgerStream})`));
         continue;
       }
       for (const append of others) into.streams.add(append.stream);
+      for (const check of checks) into.checks.set(check.stream, check.expectedRevision);
       if (task.decision.stream !== undefined) into.streams.add(task.decision.stream);
       const ledgerDomainEvents = (onLedger[0]?.events ?? []) as LedgerEvent[];
       into.ledgerEvents.push(...toNewEvents(ledgerDomainEvents, task.metadata, now));
       into.view = advance(into.view, ledgerDomainEvents);
       const appends = others.map(({ stream, expectedRevision, events }) => ({ stream, expectedRevision, events: toNewEvents(events, task.metadata, now) }));
-      into.accepted.push({ task, appends, wrote: appends.length > 0 || ledgerDomainEvents.length > 0, result: decision.result });
+      into.accepted.push({ task, appends, checks, wrote: appends.length > 0 || ledgerDomainEvents.length > 0, result: decision.result });
     }
     const decidedAt = timed(batch, 'decide', since);
     for (const task of batch) task.decidedAt = decidedAt;
@@ -377,10 +404,12 @@ export class LedgerBatcher {
    * revision it was decided for (only then may a batch decided on it be appended).
    */
   private appendBatch(ledgerStream: string, batch: OpenBatch): InFlight {
-    const { accepted, ledgerEvents, base, view } = batch;
+    const { accepted, ledgerEvents, base, view, checks } = batch;
     ledgerBatchSize.observe(accepted.length);
     const appends = accepted.flatMap(({ appends: own }) => own);
     if (ledgerEvents.length > 0) appends.push({ stream: ledgerStream, expectedRevision: base.expectedRevision, events: ledgerEvents });
+    // a batch that writes nothing checks nothing
+    if (appends.length > 0) for (const [stream, expectedRevision] of checks) appends.push({ stream, expectedRevision, events: [] });
     const leaves = { store: base.store, state: view.state, expectedRevision: view.expectedRevision };
     const inFlight: InFlight = { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves), outcome: null };
     inFlight.settled.then(
@@ -440,7 +469,7 @@ export class LedgerBatcher {
   /** the decisions of a batch that conflicted, to be decided again (those that tried too often are refused); after a pause when the ledger moved */
   private async retryAfterConflict(ledgerStream: string, accepted: Accepted[], conflict: WrongExpectedRevisionError): Promise<Task[]> {
     const onLedger = conflict.stream === ledgerStream;
-    const owners = new Set(accepted.filter(({ appends }) => appends.some((append) => append.stream === conflict.stream)).map(({ task }) => task));
+    const owners = new Set(accepted.filter(({ appends, checks }) => [...appends, ...checks].some((named) => named.stream === conflict.stream)).map(({ task }) => task));
     const retry: Task[] = [];
     for (const { task } of accepted) {
       const culprit = onLedger || owners.has(task) || owners.size === 0;

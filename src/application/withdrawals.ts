@@ -94,7 +94,7 @@ const memberOf = (services: WithdrawalServices, caller: Caller) => onOrganizatio
 /** The organization's stream moved past the revision a decision took from memory: decide again on the stream. */
 class OrganizationMovedError extends Error {}
 
-/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision` (read with the revisions asked beside it). */
+/** Refuses (OrganizationMovedError) when the organization's stream is no longer at `revision` (read with the revisions asked beside it): a try after a conflict. */
 const checkOrganizationAt = async (services: WithdrawalServices, orgId: string, revision: ExpectedRevision) => {
   const stream = streams.organization(orgId);
   const current = await currentRevision(services.store, stream);
@@ -112,8 +112,9 @@ export const loadWithdrawal = async (services: Pick<WithdrawalServices, 'store'>
 
 /**
  * DUPLICATE_REFERENCE naming the withdrawal that holds the reference, or nothing when it is free:
- * the claim's revision is read with the revisions asked beside it (a ledger batch's claims in one
- * query), and only a taken reference's claim is read, for the withdrawal it names.
+ * the claim's revision is read with the revisions asked beside it (the claims of a ledger batch's
+ * tries after a conflict in one query), and only a taken reference's claim is read, for the
+ * withdrawal it names.
  */
 const refuseTakenReference = async (services: WithdrawalServices, referenceStream: string, reference: string) => {
   if ((await currentRevision(services.store, referenceStream)) === null) return;
@@ -166,10 +167,13 @@ export const createWithdrawal = async (services: WithdrawalServices, caller: Cal
 
 /**
  * The organization (its chain and token switches, members and approval threshold) is decided on as
- * memory holds it, and the decision checks, after it queued on the ledger, that the organization's
- * stream is still at that revision (a change in another process that memory has not heard of yet
- * sends it back to decide again on the stream), so no withdrawal is decided on settings older than
- * its request. `fresh`: read from the stream at the start, as before memory kept it.
+ * memory holds it, and the decision's append checks that the organization's stream is still at that
+ * revision (a change in another process that memory has not heard of yet refuses the append, and
+ * the try after it reads the stream and sends the request back to decide again on it), so no
+ * withdrawal is decided on settings older than its request. The reference is not read before a
+ * first try either: its claim is appended at no_stream, so a taken reference refuses the append,
+ * and the try after it names the withdrawal that holds it (the batch's other decisions are decided
+ * again and appended without it). `fresh`: read from the stream at the start, as before memory kept it.
  */
 const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, input: WithdrawalRequest, metadata: CommandMetadata, fresh: boolean): Promise<WithdrawalRecord> => {
   const checked = async (loaded: LoadedOrganization) => ({ ...loaded, ...(await checkRequest(services, loaded.organization, caller, input, metadata)) });
@@ -197,8 +201,11 @@ const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, i
   try {
     const { events } = await onLedger(services, ledgerStream, { ...metadata, orgId: caller.orgId }, {
       stream: referenceStream,
-      // read on every try: a reference taken by another request (also between two tries) is named
-      read: async () => {
+      // a first try reads nothing: its append claims the reference at no_stream and checks the
+      // organization's stream at `revision`; a try after either moved reads both, to name the
+      // withdrawal that holds the reference or to decide again on the stream
+      read: async (attempt) => {
+        if (attempt === 1) return;
         await Promise.all([refuseTakenReference(services, referenceStream, input.reference), fromMemory ? checkOrganizationAt(services, caller.orgId, revision) : undefined]);
       },
       decide: (ledger, now) => {
@@ -210,7 +217,7 @@ const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, i
           { stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: held },
           { stream: streams.withdrawal(id), expectedRevision: 'no_stream', events: requested },
         ];
-        return { appends, result: { events: requested } };
+        return { appends, result: { events: requested }, checks: fromMemory ? [{ stream: streams.organization(caller.orgId), expectedRevision: revision }] : [] };
       },
     });
     return fold(withdrawalDecider, events) as WithdrawalRecord;
