@@ -89,6 +89,9 @@ const depositReader = (services: DepositServices, depositStream: string, known: 
  * stream created with no_stream, the ledger at its revision); an unattributed or below-minimum one
  * is recorded alone. A second report of the same transfer is 'duplicate' and writes nothing.
  * `known: 'unseen'` skips the read of the deposit stream on the first try (see KnownDeposit).
+ * `confirmations`, given when the transfer already has as many as its chain requires (a watcher
+ * that scans a block after its depth was reached): the deposit is confirmed, and its amount moved
+ * from pending to available, in the same append, as confirmDeposit would do right after.
  */
 export const recordDeposit = async (
   services: DepositServices,
@@ -96,6 +99,7 @@ export const recordDeposit = async (
   owner: DepositOwner | null,
   metadata: CommandMetadata,
   known?: Extract<KnownDeposit, 'unseen'>,
+  confirmations?: number,
 ): Promise<{ outcome: 'recorded' | 'duplicate' | 'ignored' }> => {
   const token = tokenOfAsset(transfer.chainId, transfer.asset);
   if (!token || transfer.amount <= 0n) return { outcome: 'ignored' };
@@ -121,11 +125,12 @@ export const recordDeposit = async (
   const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;
   const scoped = { ...metadata, ...(owner ? { orgId: owner.orgId } : {}) };
   const readDeposit = () => loadAggregate(services.store, depositStream, depositDecider);
-  const detect = (deposit: LoadedDeposit, now: Date): DecidedAppend => ({
-    stream: depositStream,
-    expectedRevision: deposit.expectedRevision,
-    events: depositDecider.decide(command, deposit.state, { now }),
-  });
+  const detect = (deposit: LoadedDeposit, now: Date): DecidedAppend => {
+    const detected = depositDecider.decide(command, deposit.state, { now });
+    const confirmed =
+      confirmations === undefined ? [] : depositDecider.decide({ type: 'ConfirmDeposit', confirmations }, detected.reduce(depositDecider.evolve, deposit.state), { now });
+    return { stream: depositStream, expectedRevision: deposit.expectedRevision, events: [...detected, ...confirmed] };
+  };
   try {
     if (ledgerStream && owner) {
       await onLedger(services, ledgerStream, scoped, {
@@ -133,8 +138,10 @@ export const recordDeposit = async (
         read: depositReader(services, depositStream, known),
         decide: (ledger, now, deposit) => {
           const appends = [detect(deposit, now)];
-          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref }, ledger.state, { now });
-          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: pending });
+          const moved = { orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref };
+          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', ...moved }, ledger.state, { now });
+          const credited = confirmations === undefined ? [] : ledgerDecider.decide({ type: 'CreditDeposit', ...moved }, pending.reduce(ledgerDecider.evolve, ledger.state), { now });
+          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: [...pending, ...credited] });
           return { appends, result: {} };
         },
       });

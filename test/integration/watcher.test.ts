@@ -101,6 +101,34 @@ describe('chain watchers over the devnet and the event store', () => {
     expect(await ledger(TRON_SHASTA)).toEqual({ available: 7_000_000n, pending: 0n, held: 0n });
   });
 
+  it('a deposit whose block is already deep enough when first scanned is detected and confirmed in one append, credited once', async () => {
+    const gateway = devnet.gateway(TRON_SHASTA);
+    const controls = devnet.controls(TRON_SHASTA);
+    const { address } = await account(TRON_SHASTA, 'late-scanned-user');
+    const tron = watcher(gateway);
+    await tron.catchUp();
+    const before = await ledger(TRON_SHASTA);
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 3_000_000n });
+    await controls.mine(4); // its block and 4 more: the 5 confirmations it needs before the watcher sees it
+    await tron.catchUp();
+    await controls.mine(1);
+    await tron.catchUp();
+
+    const events = (await depositEvents(TRON_SHASTA)).filter((event) => event.data.txHash === paid.txHash);
+    expect(events.map((event) => [event.type, event.data.confirmations])).toEqual([
+      ['DepositDetected', undefined],
+      ['DepositConfirmed', 5],
+    ]);
+    // one append: the two events at consecutive positions, the credit moved with them
+    expect(events[1]!.position - events[0]!.position).toBe(1n);
+    const ledgerEvents = await infrastructure.store.readStream(streams.ledger(orgId, native(TRON_SHASTA)), { direction: 'backwards', maxCount: 2 });
+    expect(ledgerEvents.map((event) => [event.type, event.position - events[0]!.position])).toEqual([
+      ['DepositCredited', 3n],
+      ['DepositPending', 2n],
+    ]);
+    expect(await ledger(TRON_SHASTA)).toEqual({ ...before, available: before.available + 3_000_000n });
+  });
+
   it('XRP: a known tag credits its user; no tag or an unknown tag is recorded unattributed and never credited', async () => {
     const controls = devnet.controls(XRP_TESTNET);
     const { address, destinationTag } = await account(XRP_TESTNET, 'xrp-user');

@@ -230,7 +230,7 @@ export class ChainWatcher {
     let recorded = false;
     for (const header of headers) {
       if (this.stopping || !this.options.locks.holds(this.chainId)) return false;
-      const outcome = await this.scanBlock(header, seenByRefresh);
+      const outcome = await this.scanBlock(header, head.number, seenByRefresh);
       if (outcome === 'changed') return true;
       recorded ||= outcome === 'recorded';
       cursor = header.number + 1;
@@ -295,8 +295,11 @@ export class ChainWatcher {
     logChainLag(this.logger, this.chainId, scannedHeight, headHeight, LAG_WARNING_BLOCKS);
   }
 
-  /** `seenByRefresh`: the block was mined before the pass's refresh began, which saw every address it can pay */
-  private async scanBlock(header: BlockHeader, seenByRefresh: boolean): Promise<ScanOutcome> {
+  /**
+   * `head`: the head the pass read (a block already deep enough at it is recorded confirmed);
+   * `seenByRefresh`: the block was mined before the pass's refresh began, which saw every address it can pay
+   */
+  private async scanBlock(header: BlockHeader, head: number, seenByRefresh: boolean): Promise<ScanOutcome> {
     const { gateway, services } = this.options;
     // addresses handed out until now: every address this block can pay is among them
     if (!seenByRefresh) await this.follower.refresh(this.stopController.signal);
@@ -310,15 +313,15 @@ export class ChainWatcher {
       transfers.map((transfer, position) => ({ transfer, key: keys[position]! })),
       DEPOSITS_IN_FLIGHT,
       async ({ transfer, key }) => {
-        if (await this.record(transfer, key)) recorded = true;
+        if (await this.record(transfer, key, head)) recorded = true;
       },
     );
     await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
     return recorded ? 'recorded' : 'scanned';
   }
 
-  /** true when it recorded a deposit (not a duplicate, not ignored) */
-  private async record(transfer: BlockTransfer, key: TransferKey): Promise<boolean> {
+  /** true when it recorded a deposit (not a duplicate, not ignored); confirmed with it when the transfer is deep enough at `head` */
+  private async record(transfer: BlockTransfer, key: TransferKey, head: number): Promise<boolean> {
     const owner = attribute(this.follower.watchSet, transfer);
     if (owner === undefined) return false; // not one of ours (a gateway may answer more than it was asked)
     if ('refused' in key) {
@@ -340,7 +343,9 @@ export class ChainWatcher {
     };
     // a transfer the follower has not seen recorded is decided as new without reading its stream first
     const unseen = this.follower.unconfirmed.has(depositKey({ ...observed, txHash: canonicalTxHash(observed.chainId, observed.txHash) })) ? undefined : 'unseen';
-    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata, unseen);
+    const confirmations = confirmationsAt(head, transfer.blockNumber);
+    const deepEnough = confirmations >= this.options.gateway.chain.properties.confirmations ? confirmations : undefined;
+    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata, unseen, deepEnough);
     this.logger.info('chain watcher: deposit seen', {
       txHash: transfer.txHash,
       index: key.index,
