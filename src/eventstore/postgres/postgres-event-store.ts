@@ -86,8 +86,9 @@ export interface PostgresEventStore extends EventStore {
 const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
   // the ping is asked without queueing behind the pool's work: a saturated pool answers from its record
   const health = poolHealth(pool);
-  const query = async <Row extends object>(text: string, params: unknown[]): Promise<Row[]> => {
-    const result = await pool.query<Row>(text, params).catch(unavailableOnConnectionFailure);
+  /** `name`: a statement of fixed text, prepared once per connection and then only bound and run */
+  const query = async <Row extends object>(text: string, params: unknown[], name?: string): Promise<Row[]> => {
+    const result = await pool.query<Row>({ name, text, values: params }).catch(unavailableOnConnectionFailure);
     return result.rows;
   };
 
@@ -141,6 +142,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
         where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2::bigint
         order by revision ${backwards ? 'desc' : 'asc'} limit $3`,
       [stream, from.toString(), options.maxCount ?? Number.MAX_SAFE_INTEGER],
+      backwards ? 'eventstore-read-stream-backwards' : 'eventstore-read-stream',
     );
     return rows.map(toRecordedEvent);
   };
@@ -149,6 +151,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     const rows = await query<{ stream_id: string; stream_revision: string }>(
       'select stream_id, revision::text as stream_revision from eventstore.streams where stream_id = any($1::text[]) and revision >= 0',
       [[...new Set(streams)]],
+      'eventstore-stream-revisions',
     );
     const revisions = new Map(rows.map((row) => [row.stream_id, BigInt(row.stream_revision)]));
     return streams.map((stream) => revisions.get(stream) ?? null);
