@@ -25,6 +25,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../src/db/database.js';
+import { timeOrderedUuid } from '../src/db/time-ordered-uuid.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
@@ -106,28 +107,28 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   progress(`filling the outbox: ${num(PARKED)} parked, ${num(DELIVERED)} delivered, then ${num(WEBHOOKS)} due`);
   await sql`
     insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-    select gen_random_uuid(), 'org_without_url', 'withdrawal.created', 'parked:' || n, ${BODY}, now(), ${WAITING_FOR_URL}::timestamptz
+    select ${timeOrderedUuid}, 'org_without_url', 'withdrawal.created', 'parked:' || n, ${BODY}, now(), ${WAITING_FOR_URL}::timestamptz
     from generate_series(1, ${PARKED}::int) as n
   `.execute(db);
   await sql`
     insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, status, attempts, next_attempt_at, delivered_at, last_status_code)
-    select gen_random_uuid(), (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'delivered:' || n, ${BODY}, now(), 'delivered', 1, null, now(), 200
+    select ${timeOrderedUuid}, (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'delivered:' || n, ${BODY}, now(), 'delivered', 1, null, now(), 200
     from generate_series(1, ${DELIVERED}::int) as n
   `.execute(db);
   // their attempt log: one finished attempt each
   await sql`
     insert into webhook_attempts (id, delivery_id, attempt, started_at, finished_at, status_code, duration_ms)
-    select gen_random_uuid(), id, 1, now(), now(), 200, 1 from webhook_deliveries where status = 'delivered'
+    select ${timeOrderedUuid}, id, 1, now(), now(), 200, 1 from webhook_deliveries where status = 'delivered'
   `.execute(db);
   await sql`
     insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-    select gen_random_uuid(), (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'due:' || n, ${BODY}, now(), now()
+    select ${timeOrderedUuid}, (${orgIds}::text[])[1 + n % ${ORGANIZATIONS}::int], 'withdrawal.created', 'due:' || n, ${BODY}, now(), now()
     from generate_series(1, ${WEBHOOKS}::int) as n
   `.execute(db);
   // the steady stream: due one after another, evenly over TRICKLE_SECONDS from the start
   await sql`
     insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-    select gen_random_uuid(), 'org_trickle', 'withdrawal.created', 'due:trickle:' || n, ${BODY}, now(),
+    select ${timeOrderedUuid}, 'org_trickle', 'withdrawal.created', 'due:trickle:' || n, ${BODY}, now(),
            now() + (n * ${(TRICKLE_SECONDS * 1000) / Math.max(TRICKLE, 1)}::double precision) * interval '1 millisecond'
     from generate_series(1, ${TRICKLE}::int) as n
   `.execute(db);

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
+import { timeOrderedUuid } from '../db/time-ordered-uuid.js';
 
 /**
  * The dispatcher's side of the outbox, in SQL. Time is always the database's `now()`, so several
@@ -164,7 +165,7 @@ export const claimFairShares = async (
     ), claimed as (
       update webhook_deliveries as delivery
       set attempts = delivery.attempts + 1,
-          claim_token = gen_random_uuid(),
+          claim_token = ${timeOrderedUuid},
           next_attempt_at = now() + ${options.leaseMs}::double precision * interval '1 millisecond',
           last_status_code = case when due.interrupted_claim is null then delivery.last_status_code end,
           last_error = case when due.interrupted_claim is null then delivery.last_error else ${INTERRUPTED_ERROR} end,

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
+import { timeOrderedUuid } from '../db/time-ordered-uuid.js';
 import type { WebhookEventType } from './event-types.js';
 
 /** Notified (at commit) whenever a delivery becomes due now: dispatchers wake at once. */
@@ -98,12 +98,12 @@ const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ 
         for share
       ), inserted as (
         insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-        select row.id, row.org_id, row.event_type, row.dedupe_key, row.body, row.event_timestamp,
+        select ${timeOrderedUuid}, row.org_id, row.event_type, row.dedupe_key, row.body, row.event_timestamp,
                case when urls.has_url then now() else ${WAITING_FOR_URL}::timestamptz end
-        from unnest(${chunk.map(() => randomUUID())}::uuid[], ${chunk.map((webhook) => webhook.orgId)}::text[],
+        from unnest(${chunk.map((webhook) => webhook.orgId)}::text[],
                     ${chunk.map((webhook) => webhook.type)}::text[], ${chunk.map((webhook) => webhook.dedupeKey)}::text[],
                     ${bodies.slice(start, start + ENQUEUE_CHUNK)}::text[], ${chunk.map((webhook) => webhook.timestamp)}::timestamptz[])
-             with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
+             with ordinality as row (org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
         left join urls on urls.id = row.org_id
         order by ordinal
         on conflict (dedupe_key) do nothing
