@@ -25,7 +25,3 @@ export const insertRows = <Row>(table: keyof Database & string, rows: readonly R
  */
 export const jsonRows = <Row>(rows: readonly Row[], columns: readonly UnnestColumn<Row>[], alias: string): RawBuilder<unknown> =>
   sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${sql.id(alias)} (${sql.join(columns.map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`))})`;
-
-/** `insert into table (columns) select … from jsonb_to_recordset(…)`: rows inserted as one JSON parameter (jsonRows). */
-export const insertJsonRows = <Row>(table: keyof Database & string, rows: readonly Row[], columns: readonly UnnestColumn<Row>[]): RawBuilder<unknown> =>
-  sql`insert into ${sql.id(table)} (${sql.join(columns.map(([name]) => sql.id(name)))}) select ${sql.join(columns.map(([name]) => sql.id(name)))} from ${jsonRows(rows, columns, 'row')}`;

@@ -6,7 +6,7 @@ import { streamCategories } from '../domain/streams.js';
 import { evolveWithdrawal, isTerminal, type WithdrawalEvent, type WithdrawalRecord } from '../domain/withdrawal/withdrawal.js';
 import type { EventBody } from '../eventstore/port.js';
 import { webhookDedupeKey, type WebhookToEnqueue } from '../webhooks/outbox.js';
-import { insertJsonRows, jsonRows } from '../db/unnest-rows.js';
+import { jsonRows } from '../db/unnest-rows.js';
 import { liveOutbox, type OutboxEffects, type Projection, type BatchMemory } from './projection.js';
 
 export const WITHDRAWALS_PROJECTION = 'withdrawals';
@@ -42,39 +42,35 @@ const webhookOf = (event: WithdrawalEvent, after: WithdrawalRecord): WebhookType
   }
 };
 
-/** The columns a withdrawal's events change (its state a JSON document: rows go out as one JSON parameter, jsonRows). */
-const columnsOf = (withdrawal: WithdrawalRecord) => ({
-  id: withdrawal.id,
-  status: withdrawal.status,
-  txn_hash: withdrawal.txnHash,
-  state: withdrawal,
-  updated_at: new Date(withdrawal.updatedAt),
-});
-
-/** The columns of a changed withdrawal's row and their types. */
-const CHANGE_COLUMNS = [
-  ['id', 'text'],
-  ['status', 'text'],
-  ['txn_hash', 'text'],
-  ['state', 'jsonb'],
-  ['updated_at', 'timestamptz'],
-] as const;
-
-/** The columns of a new withdrawal's row and their types (rows inserted with one parameter per column). */
-const WITHDRAWAL_COLUMNS = [
-  ['id', 'text'],
+/**
+ * A withdrawal's row as it goes out: its state, from which the statements take every other column
+ * (withdrawalColumns), and for a new row the position of its request. Rows go out as one JSON
+ * parameter (jsonRows) holding each state once: the columns the state already holds are not sent
+ * beside it (which made the JSON half as large again, and turning their Dates into text took over
+ * half of JSON.stringify's time).
+ */
+const CHANGE_COLUMNS = [['state', 'jsonb']] as const;
+const NEW_ROW_COLUMNS = [
   ['seq', 'bigint'],
-  ['org_id', 'text'],
-  ['chain_id', 'text'],
-  ['token_id', 'text'],
-  ['amount', 'numeric'],
-  ['reference', 'text'],
-  ['created_at', 'timestamptz'],
-  ['status', 'text'],
-  ['txn_hash', 'text'],
   ['state', 'jsonb'],
-  ['updated_at', 'timestamptz'],
 ] as const;
+
+/** The row's columns, each taken from its state (`state`: the JSON document of a WithdrawalRecord) by the statement. */
+const withdrawalColumns = (state: string) => {
+  const field = (name: keyof WithdrawalRecord) => sql`${sql.ref(state)}->>${sql.lit(name)}`;
+  return {
+    id: field('id'),
+    org_id: field('orgId'),
+    chain_id: field('chainId'),
+    token_id: field('tokenId'),
+    amount: sql`(${field('amount')})::numeric`,
+    reference: field('reference'),
+    created_at: sql`(${field('createdAt')})::timestamptz`,
+    status: field('status'),
+    txn_hash: field('txnHash'),
+    updated_at: sql`(${field('updatedAt')})::timestamptz`,
+  };
+};
 
 const webhookFor = (recorded: EventBody, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
   const type = webhookOf(event, withdrawal);
@@ -137,26 +133,30 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   const created = [...folded.values()].filter((entry) => entry.requestedAt !== null);
   const updated = [...folded.values()].filter((entry) => entry.requestedAt === null).map((entry) => entry.withdrawal);
   if (created.length > 0) {
-    const rows = created.map(({ withdrawal, requestedAt }) => ({
-      seq: requestedAt!.toString(),
-      org_id: withdrawal.orgId,
-      chain_id: withdrawal.chainId,
-      token_id: withdrawal.tokenId,
-      amount: withdrawal.amount,
-      reference: withdrawal.reference,
-      created_at: new Date(withdrawal.createdAt),
-      ...columnsOf(withdrawal),
-    }));
-    await sessionWrite(trx, insertJsonRows('withdrawals', rows, WITHDRAWAL_COLUMNS));
+    const rows = created.map(({ withdrawal, requestedAt }) => ({ seq: requestedAt!.toString(), state: withdrawal }));
+    const { id, org_id, chain_id, token_id, amount, reference, created_at, status, txn_hash, updated_at } = withdrawalColumns('row.state');
+    await sessionWrite(
+      trx,
+      sql`
+      insert into withdrawals (id, seq, org_id, chain_id, token_id, amount, reference, created_at, status, txn_hash, state, updated_at)
+      select ${id}, row.seq, ${org_id}, ${chain_id}, ${token_id}, ${amount}, ${reference}, ${created_at}, ${status}, ${txn_hash}, row.state, ${updated_at}
+      from ${jsonRows(rows, NEW_ROW_COLUMNS, 'row')}
+    `,
+    );
   }
   if (updated.length > 0) {
+    const { id, status, txn_hash, updated_at } = withdrawalColumns('change.state');
     await sessionWrite(
       trx,
       sql`
       update withdrawals as row
-      set status = change.status, txn_hash = change.txn_hash, state = change.state, updated_at = change.updated_at
-      from ${jsonRows(updated.map(columnsOf), CHANGE_COLUMNS, 'change')}
-      where row.id = change.id
+      set status = ${status}, txn_hash = ${txn_hash}, state = change.state, updated_at = ${updated_at}
+      from ${jsonRows(
+        updated.map((state) => ({ state })),
+        CHANGE_COLUMNS,
+        'change',
+      )}
+      where row.id = ${id}
     `,
     );
   }
