@@ -160,13 +160,20 @@ export class ProjectionRunner {
   /**
    * runs `work` on a dedicated session holding the projection's lock; false if the lock is taken.
    * The session pipelines: a batch's statements go out together wherever the next does not wait
-   * for an answer (see applyBatch).
+   * for an answer (see applyBatch). Its commits do not wait for the WAL to reach the disk
+   * (`synchronous_commit = off`, this session only): everything it writes is derived from events
+   * the store holds durably, and a batch lost by a server crash is lost whole, rows, outbox and
+   * checkpoint together (the server recovers a consistent prefix of its log), so the runner
+   * applies those events again from its checkpoint, exactly once in effect, as after a rollback.
    */
   private withSession(work: (db: Kysely<Database>, client: pg.Client) => Promise<void>): Promise<boolean> {
     const { database, projection } = this.options;
     return withSessionAdvisoryLock(
       { database, namespace: LOCK_NAMESPACE, key: projection.name, applicationName: `projection:${projection.name}`, logger: this.logger, pipeline: true },
-      (client) => work(databaseOnClient(client), client),
+      async (client) => {
+        await client.query('set synchronous_commit = off');
+        await work(databaseOnClient(client), client);
+      },
     );
   }
 }

@@ -1,7 +1,7 @@
+import { createHash } from 'node:crypto';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
-import { timeOrderedUuid } from '../db/time-ordered-uuid.js';
 import type { WebhookEventType } from './event-types.js';
 
 /** Notified (at commit) whenever a delivery becomes due now: dispatchers wake at once. */
@@ -34,6 +34,22 @@ export interface WebhookToEnqueue {
 
 /** The dedupe key of the webhook a projection sends for one source event. */
 export const webhookDedupeKey = (orgId: string, type: WebhookEventType, sourceEventId: string): string => `${orgId}:${type}:${sourceEventId}`;
+
+/**
+ * A delivery's id (its `x-webhook-id`, on which receivers dedupe): a UUID of version 7 whose
+ * milliseconds are its event's time and whose other bits come from SHA-256 of its dedupe key. So
+ * it is written near the end of the outbox's id indexes (events are enqueued about when they
+ * happen), and a delivery written again for the same source event (a projection batch a server
+ * crash lost, applied again) has the id it had, so a receiver that got the first recognizes it.
+ */
+export const deliveryIdOf = (dedupeKey: string, timestamp: Date): string => {
+  const bytes = createHash('sha256').update(`webhook-delivery:${dedupeKey}`).digest().subarray(0, 16);
+  bytes.writeUIntBE(Math.max(0, timestamp.getTime()), 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
 
 /** CONTRACT §7: exactly `{ type, timestamp, payload }`, serialized once; these bytes are signed and sent. */
 export const serializeWebhookBody = (type: WebhookEventType, timestamp: Date, payload: Record<string, unknown>): string =>
@@ -98,12 +114,12 @@ const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ 
         for share
       ), inserted as (
         insert into webhook_deliveries (id, org_id, event_type, dedupe_key, body, event_timestamp, next_attempt_at)
-        select ${timeOrderedUuid}, row.org_id, row.event_type, row.dedupe_key, row.body, row.event_timestamp,
+        select row.id, row.org_id, row.event_type, row.dedupe_key, row.body, row.event_timestamp,
                case when urls.has_url then now() else ${WAITING_FOR_URL}::timestamptz end
-        from unnest(${chunk.map((webhook) => webhook.orgId)}::text[],
+        from unnest(${chunk.map((webhook) => deliveryIdOf(webhook.dedupeKey, webhook.timestamp))}::uuid[], ${chunk.map((webhook) => webhook.orgId)}::text[],
                     ${chunk.map((webhook) => webhook.type)}::text[], ${chunk.map((webhook) => webhook.dedupeKey)}::text[],
                     ${bodies.slice(start, start + ENQUEUE_CHUNK)}::text[], ${chunk.map((webhook) => webhook.timestamp)}::timestamptz[])
-             with ordinality as row (org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
+             with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
         left join urls on urls.id = row.org_id
         order by ordinal
         on conflict (dedupe_key) do nothing

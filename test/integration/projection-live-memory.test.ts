@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseOnClient } from '../../src/db/database.js';
@@ -12,7 +13,8 @@ import { openRebuildFixture, type RebuildFixture } from '../support/rebuild-fixt
  * A live runner keeps what its batches wrote (BatchMemory) while it stays active: a batch that
  * only moves withdrawals its earlier batches wrote reads nothing back (one round trip, not two),
  * and writes what reading them would have. A batch that fails ends the memory: the runner follows
- * again from its checkpoint with a new one, so nothing of the rolled-back batch is remembered.
+ * again from its checkpoint with a new one, so nothing of the rolled-back batch is remembered. Its
+ * commits do not wait for the WAL flush (a batch a crash loses is applied again, whole).
  */
 describe('a live projection runner remembers what its batches wrote', () => {
   let fixture: RebuildFixture;
@@ -85,5 +87,29 @@ describe('a live projection runner remembers what its batches wrote', () => {
     expect(memories[4]).not.toBe(memories[0]);
     expect(new Set(memories.slice(4)).size).toBe(1);
     expect(await fixture.snapshot(db)).toEqual(reference);
+  });
+
+  it('commits its batches without waiting for the WAL flush, where other sessions wait for it', async () => {
+    const { database, db } = await fixture.readModel('live_memory_commits');
+    // the test server commits without waiting everywhere: this database's sessions wait by default
+    await sql`alter database ${sql.id(database.config.database!)} set synchronous_commit = on`.execute(db);
+    const settings: string[] = [];
+    const noting: Projection = {
+      ...withdrawalsProjection,
+      handleBatch: async (trx, batch: RecordedEvent[], outbox, memory) => {
+        settings.push((await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(trx)).rows[0]!.synchronous_commit);
+        await withdrawalsProjection.handleBatch!(trx, batch, outbox, memory);
+      },
+    };
+    expect(await new ProjectionRunner({ projection: noting, store: fixture.store, database: database.config, logger: fixture.logger }).catchUp()).toBe(true);
+    expect(settings.length).toBeGreaterThan(0);
+    expect(new Set(settings)).toEqual(new Set(['off']));
+    const other = new pg.Client(database.config);
+    await other.connect();
+    try {
+      expect((await other.query<{ synchronous_commit: string }>('show synchronous_commit')).rows[0]!.synchronous_commit).toBe('on');
+    } finally {
+      await other.end();
+    }
   });
 });
