@@ -88,7 +88,8 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
   const health = poolHealth(pool);
   /** `name`: a statement of fixed text, prepared once per connection and then only bound and run */
   const query = async <Row extends object>(text: string, params: unknown[], name?: string): Promise<Row[]> => {
-    const result = await pool.query<Row>({ name, text, values: params }).catch(unavailableOnConnectionFailure);
+    const sent = name === undefined ? pool.query<Row>(text, params) : pool.query<Row>({ name, text, values: params });
+    const result = await sent.catch(unavailableOnConnectionFailure);
     return result.rows;
   };
 
