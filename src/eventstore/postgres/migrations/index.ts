@@ -5,6 +5,7 @@ import * as appendBatchFromIndexes from './20261124T0900-append-batch-from-index
 import * as appendBatchSetBased from './20261126T1100-append-batch-set-based.js';
 import * as appendBatchPositions from './20261126T1700-append-batch-positions.js';
 import * as appendBatchChecks from './20261127T0900-append-batch-checks.js';
+import * as eventsWithoutTypeIndex from './20261127T1100-events-without-type-index.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -15,5 +16,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261126T1100-append-batch-set-based': appendBatchSetBased,
     '20261126T1700-append-batch-positions': appendBatchPositions,
     '20261127T0900-append-batch-checks': appendBatchChecks,
+    '20261127T1100-events-without-type-index': eventsWithoutTypeIndex,
   },
 };
