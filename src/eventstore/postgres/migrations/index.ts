@@ -6,6 +6,7 @@ import * as appendBatchSetBased from './20261126T1100-append-batch-set-based.js'
 import * as appendBatchPositions from './20261126T1700-append-batch-positions.js';
 import * as appendBatchChecks from './20261127T0900-append-batch-checks.js';
 import * as eventsWithoutTypeIndex from './20261127T1100-events-without-type-index.js';
+import * as appendBatchChecksNoEmptyCleanup from './20261127T1200-append-batch-checks-no-empty-cleanup.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -17,5 +18,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261126T1700-append-batch-positions': appendBatchPositions,
     '20261127T0900-append-batch-checks': appendBatchChecks,
     '20261127T1100-events-without-type-index': eventsWithoutTypeIndex,
+    '20261127T1200-append-batch-checks-no-empty-cleanup': appendBatchChecksNoEmptyCleanup,
   },
 };
