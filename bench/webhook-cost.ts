@@ -41,6 +41,18 @@ import { num } from './lib/table.js';
 import { benchDataDir } from './lib/service.js';
 import { startBenchWebhookReceiver } from './lib/webhook-receiver.js';
 
+/**
+ * The outbox's row updates so far, and how many of them were heap-only (HOT: the new version on
+ * the row's own page, no index entry written). Each session's counts reach these figures when it
+ * goes idle, at most once a second: read them two seconds after the sends.
+ */
+const outboxUpdates = async (client: pg.Client): Promise<{ updates: number; hot: number }> => {
+  const { rows } = await client.query<{ updates: string; hot: string }>(
+    "select n_tup_upd::text as updates, n_tup_hot_upd::text as hot from pg_stat_user_tables where relid = 'webhook_deliveries'::regclass",
+  );
+  return { updates: Number(rows[0]!.updates), hot: Number(rows[0]!.hot) };
+};
+
 /** bytes of WAL written so far: its difference over the sends is what they cost the log (and each replica) */
 const walPosition = async (client: pg.Client): Promise<number> => {
   const { rows } = await client.query<{ bytes: string }>("select (pg_current_wal_lsn() - '0/0')::text as bytes");
@@ -139,6 +151,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   await stats.query('select pg_stat_statements_reset()');
   const serverBefore = await serverCpuMs(postmaster);
   const walBefore = await walPosition(stats);
+  const updatesBefore = await outboxUpdates(stats);
   const cpuBefore = process.cpuUsage();
   // BENCH_CPU_PROFILE=<file>: a CPU profile of this process over the sends alone (npm run bench:profile reads it)
   const profileTo = process.env.BENCH_CPU_PROFILE;
@@ -162,6 +175,10 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const cpu = process.cpuUsage(cpuBefore);
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
   const walBytes = (await walPosition(stats)) - walBefore;
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const updatesAfter = await outboxUpdates(stats);
+  const updates = updatesAfter.updates - updatesBefore.updates;
+  const hotUpdates = updatesAfter.hot - updatesBefore.hot;
   const statements = (await statementsSinceReset(stats)).filter((row) => /webhook/.test(row.query));
   const delivered = Number((await sql<{ count: string }>`select count(*) as count from webhook_deliveries where status = 'delivered' and dedupe_key like 'due:%'`.execute(db)).rows[0]!.count);
   const execMs = statements.reduce((sum, row) => sum + row.total_exec_time, 0);
@@ -175,6 +192,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   console.log(`| PostgreSQL CPU per delivery | ${(serverMs / DUE).toFixed(3)} ms |`);
   console.log(`| the outbox's statements' execution time per delivery | ${(execMs / DUE).toFixed(3)} ms |`);
   console.log(`| WAL written per delivery (claim, send, outcome; every index entry included) | ${num(walBytes / DUE)} bytes |`);
+  console.log(`| outbox row updates per delivery, and the share of them heap-only (HOT: no index entry written) | ${(updates / DUE).toFixed(2)}, ${Math.round((100 * hotUpdates) / Math.max(updates, 1))} % |`);
   console.log('');
   console.log(statementTable(statements, (calls) => calls / DUE, 'delivery').join('\n'));
 };

@@ -10,7 +10,7 @@ import { timeOrderedUuid } from '../db/time-ordered-uuid.js';
 export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the attempt finished (lease expired)';
 const MAX_ERROR_LENGTH = 1000;
 
-/** One attempt a dispatcher now holds the lease on: it alone sends it, until `next_attempt_at`. */
+/** One attempt a dispatcher now holds the lease on: it alone sends it, until `leased_until`. */
 export interface ClaimedDelivery {
   id: string;
   orgId: string;
@@ -69,6 +69,13 @@ export const FIRST_ORGANIZATION: ClaimCursor = '';
 export const NOT_PARKED = sql`status = 'pending' and next_attempt_at < 'infinity'::timestamptz`;
 
 /**
+ * A delivery no dispatcher holds: never claimed, or its lease expired. A claim leaves the indexed
+ * columns as they are (its lease is `leased_until`, in no index), so a leased delivery stays in
+ * webhook_deliveries_org_due_idx at its due time, and the claim passes over it by this filter.
+ */
+const UNLEASED = sql`(leased_until is null or leased_until <= now())`;
+
+/**
  * The organizations with deliveries not parked, in one round starting after `cursor`: those after
  * it in order, then from the first up to it. A loose index scan: one descent of
  * webhook_deliveries_org_due_idx per organization, read only as far as the claim needs.
@@ -93,7 +100,7 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
 
 /**
  * Claims up to `limit` due deliveries in one statement: it counts the attempt and takes a lease
- * (`next_attempt_at` = now + `leaseMs`), and logs as interrupted the attempt of a dispatcher that
+ * (`leased_until` = now + `leaseMs`: a heap-only update, no index entry written), and logs as interrupted the attempt of a dispatcher that
  * vanished mid-send (its lease expired; that attempt counted). `skip locked` lets several
  * dispatchers claim side by side without waiting on, or taking, each other's rows.
  *
@@ -124,7 +131,7 @@ export const claimFairShares = async (
       from round cross join lateral (
         select count(*)::integer as count from (
           select 1 from webhook_deliveries as delivery
-          where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
+          where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
           order by delivery.next_attempt_at, delivery.seq
           limit ${options.limit}
         ) as due_rows
@@ -154,7 +161,7 @@ export const claimFairShares = async (
         select delivery.id, delivery.claim_token as interrupted_claim,
                delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
         from webhook_deliveries as delivery
-        where delivery.org_id = slots.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now()
+        where delivery.org_id = slots.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
           and delivery.attempts < ${options.maxAttempts}
         order by delivery.next_attempt_at, delivery.seq
         limit slots.taken
@@ -166,7 +173,7 @@ export const claimFairShares = async (
       update webhook_deliveries as delivery
       set attempts = delivery.attempts + 1,
           claim_token = ${timeOrderedUuid},
-          next_attempt_at = now() + ${options.leaseMs}::double precision * interval '1 millisecond',
+          leased_until = now() + ${options.leaseMs}::double precision * interval '1 millisecond',
           last_status_code = case when due.interrupted_claim is null then delivery.last_status_code end,
           last_error = case when due.interrupted_claim is null then delivery.last_error else ${INTERRUPTED_ERROR} end,
           updated_at = now()
@@ -224,14 +231,14 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
     with exhausted as (
       select id, claim_token, attempts, updated_at
       from webhook_deliveries
-      where ${NOT_PARKED} and next_attempt_at <= now() and attempts >= ${options.maxAttempts}
+      where ${NOT_PARKED} and next_attempt_at <= now() and ${UNLEASED} and attempts >= ${options.maxAttempts}
       limit ${options.limit}
       for update skip locked
     ), closed as (
       ${logInterruptedAttempts(sql`select claim_token, id, attempts, updated_at from exhausted where claim_token is not null`)}
     )
     update webhook_deliveries as delivery
-    set status = 'failed', next_attempt_at = null, claim_token = null, last_status_code = null,
+    set status = 'failed', next_attempt_at = null, claim_token = null, leased_until = null, last_status_code = null,
         last_error = ${INTERRUPTED_ERROR}, updated_at = now()
     from exhausted
     where delivery.id = exhausted.id
@@ -243,20 +250,30 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
 /**
  * Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending.
  * The organizations that have deliveries not parked, one descent of the per-organization due index
- * each, and each one's first entry: deliveries waiting for a URL are not in that index, so a store
- * with many organizations without a URL (hundreds of thousands of waiting rows) answers as fast
- * as an empty one.
+ * each: each one's first delivery not leased, and, unless that one is due already, the earliest
+ * lease among those before it in due order (a claim takes an organization's oldest due first, so
+ * its leases are there; one further on is seen within the poll interval all the same). Deliveries
+ * waiting for a URL are not in that index, so a store with many organizations without a URL
+ * (hundreds of thousands of waiting rows) answers as fast as an empty one.
  */
 export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | null> => {
   const { rows } = await sql<{ ms: number | null }>`
     with recursive ${organizationsInRound(FIRST_ORGANIZATION)}
-    select (extract(epoch from (min(first_due.next_attempt_at) - now())) * 1000)::float8 as ms
-    from round cross join lateral (
+    select (extract(epoch from (min(least(first_free.next_attempt_at, first_lease.leased_until)) - now())) * 1000)::float8 as ms
+    from round
+    left join lateral (
       select delivery.next_attempt_at from webhook_deliveries as delivery
-      where delivery.org_id = round.org_id and ${NOT_PARKED}
+      where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.leased_until is null
       order by delivery.next_attempt_at, delivery.seq
       limit 1
-    ) as first_due
+    ) as first_free on true
+    cross join lateral (
+      select min(delivery.leased_until) as leased_until from webhook_deliveries as delivery
+      where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.leased_until is not null
+        and delivery.next_attempt_at <= coalesce(first_free.next_attempt_at, 'infinity'::timestamptz)
+        -- not read at all when a delivery not leased is due already: nothing can be earlier than now
+        and coalesce(first_free.next_attempt_at, 'infinity'::timestamptz) > now()
+    ) as first_lease
   `.execute(db);
   return rows[0]?.ms ?? null;
 };
@@ -309,6 +326,7 @@ export const recordAttemptOutcomes = async (
     set status = case when outcome.next = 'retry' then 'pending' else outcome.next end,
         next_attempt_at = case when outcome.next = 'retry' then now() + outcome.retry_delay_ms * interval '1 millisecond' end,
         claim_token = null,
+        leased_until = null,
         last_status_code = outcome.status_code,
         last_error = outcome.error,
         delivered_at = case when outcome.next = 'delivered' then now() end,

@@ -10,8 +10,15 @@ import { WAITING_FOR_URL, WEBHOOK_DUE_CHANNEL, waitsForUrl } from './outbox.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
-/** a delivery waiting for a webhook URL is due at no time: no `next_attempt_at` to show */
-const shownSchedule = (row: DeliveryRow): DeliveryRow => (waitsForUrl(row.next_attempt_at) ? { ...row, next_attempt_at: null } : row);
+/**
+ * The next attempt's time as shown: none for a delivery waiting for a webhook URL (it is due at no
+ * time); while an attempt is in flight, when its lease expires (the next attempt, should this one
+ * never report back).
+ */
+const shownSchedule = (row: DeliveryRow): DeliveryRow => {
+  if (waitsForUrl(row.next_attempt_at)) return { ...row, next_attempt_at: null };
+  return row.leased_until === null ? row : { ...row, next_attempt_at: row.leased_until };
+};
 
 export const listDeliveries = async (
   db: Kysely<Database>,
@@ -57,6 +64,7 @@ export const redeliver = async (db: Kysely<Database>, orgId: string, id: string)
         // due now, or waiting again while the organization has no URL (CONTRACT §7)
         next_attempt_at: sql<Date>`case when exists (select 1 from organizations where id = ${orgId} and webhook_url is not null) then now() else ${WAITING_FOR_URL}::timestamptz end`,
         claim_token: null,
+        leased_until: null,
         last_status_code: null,
         last_error: null,
         delivered_at: null,

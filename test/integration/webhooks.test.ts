@@ -409,7 +409,7 @@ describe('webhooks', () => {
       const [id] = await enqueueTestWebhooks(db, orgId);
       // the first sender stalls between its send and its outcome until its lease has expired
       const [first] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 1 });
-      const leaseExpired = async () => (await sql<{ expired: boolean }>`select next_attempt_at <= now() as expired from webhook_deliveries where id = ${id}`.execute(db)).rows[0]!.expired;
+      const leaseExpired = async () => (await sql<{ expired: boolean }>`select leased_until <= now() as expired from webhook_deliveries where id = ${id}`.execute(db)).rows[0]!.expired;
       await waitUntil(leaseExpired, 5_000, 'the lease to expire');
       const [second] = await claimDueDeliveries(db, { limit: 10, maxAttempts: 3, leaseMs: 60_000 });
       expect(second).toMatchObject({ id, attempt: 2 });

@@ -5,7 +5,8 @@ export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 /**
  * The webhook outbox: one row per event to send to one organization (CONTRACT §7). `body` is the
  * exact JSON sent and signed, serialized once at enqueue time. While `pending`, `next_attempt_at`
- * is when the next attempt is due, or, during an attempt, when its lease (`claim_token`) expires.
+ * is when the next attempt is (or was) due; during an attempt, `leased_until` is when its lease
+ * (`claim_token`) expires.
  * Written by projections (enqueue, inside their batch transaction) and by the dispatcher.
  */
 export interface WebhookDeliveriesTable {
@@ -26,6 +27,8 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** set while an attempt is in flight; the attempt's id in webhook_attempts */
   claim_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** while an attempt is in flight, when its lease expires: then another dispatcher may take the delivery over (in no index, so a claim is a heap-only update) */
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   last_status_code: ColumnType<number | null, number | null | undefined, number | null>;
   last_error: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: ColumnType<Date, Date | undefined, never>;

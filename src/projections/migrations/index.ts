@@ -16,6 +16,7 @@ import * as depositsByAddress from './20261126T1400-deposits-by-address.js';
 import * as webhookDeliveriesSeqByIdentity from './20261127T0200-webhook-deliveries-seq-by-identity.js';
 import * as webhookDeliveriesDueByOrganization from './20261127T0500-webhook-deliveries-due-by-organization.js';
 import * as webhookDeliveriesOneDueIndex from './20261127T0800-webhook-deliveries-one-due-index.js';
+import * as webhookDeliveriesLeaseOffIndex from './20261127T1100-webhook-deliveries-lease-off-index.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -42,5 +43,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T0200-webhook-deliveries-seq-by-identity': webhookDeliveriesSeqByIdentity,
     '20261127T0500-webhook-deliveries-due-by-organization': webhookDeliveriesDueByOrganization,
     '20261127T0800-webhook-deliveries-one-due-index': webhookDeliveriesOneDueIndex,
+    '20261127T1100-webhook-deliveries-lease-off-index': webhookDeliveriesLeaseOffIndex,
   },
 };
