@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 
 /** A projection's table, by the schema its live copy is in, and its primary key's columns (null: none). */
@@ -70,7 +70,7 @@ export const createShadowTables = async (session: Kysely<Database>, tables: read
 };
 
 /**
- * The memory each hash of the swap's anti-joins may take (the transaction's own setting, gone at its
+ * The memory each hash of the swap's joins may take (the transaction's own setting, gone at its
  * commit). With the server's default (4 MB) a table of a few tens of thousands of rows was hashed in
  * batches written to temporary files: on 156,500 events, 11,868 temporary blocks (93 MB) written and
  * read again inside the swap, the short transaction the live runner of the projection waits for.
@@ -78,34 +78,80 @@ export const createShadowTables = async (session: Kysely<Database>, tables: read
 const SWAP_WORK_MEM = '128MB';
 
 /**
- * `a` and `b` are the same row: byte for byte (`*=`, PostgreSQL's binary row comparison, which
- * tells 1.0 from 1.00 as the rows' text would), looked up by the primary key where the table has
- * one (a hash join on the key, then one comparison per row), else by the rows' text.
+ * A swap's tables and their aliases, named after the table: pg_stat_statements (PostgreSQL 18)
+ * tells statements apart by their relations' aliases, so with one alias for all, the swaps of
+ * every table with a key of the same shape were counted as one statement.
  */
-const sameRow = (a: string, b: string, key: string[] | null) =>
-  key === null
-    ? sql`${sql.id(a)}::text = ${sql.id(b)}::text`
-    : sql`${sql.join(key.map((column) => sql`${sql.id(a, column)} = ${sql.id(b, column)}`), sql` and `)} and ${sql.id(a)} *= ${sql.id(b)}`;
+interface SwapNames {
+  table: string;
+  live: RawBuilder<unknown>;
+  shadow: RawBuilder<unknown>;
+  liveAlias: string;
+  shadowAlias: string;
+}
+
+const swapNames = ({ schema, table }: ShadowTable): SwapNames => ({
+  table,
+  live: sql.id(schema, table),
+  shadow: sql.id('pg_temp', table),
+  liveAlias: `live_${table}`,
+  shadowAlias: `shadow_${table}`,
+});
+
+/**
+ * Makes an unkeyed live table hold its shadow's rows by two anti-joins on the rows' text: the live
+ * rows no shadow row equals are deleted, then the shadow rows no live row equals are inserted.
+ */
+const swapUnkeyed = async (trx: Transaction<Database>, { live, shadow, liveAlias, shadowAlias }: SwapNames): Promise<void> => {
+  const sameText = (a: string, b: string) => sql`${sql.id(a)}::text = ${sql.id(b)}::text`;
+  await sql`delete from ${live} as ${sql.id(liveAlias)} where not exists (select from ${shadow} as ${sql.id(shadowAlias)} where ${sameText(shadowAlias, liveAlias)})`.execute(trx);
+  await sql`insert into ${live} select * from ${shadow} as ${sql.id(shadowAlias)} where not exists (select from ${live} as ${sql.id(liveAlias)} where ${sameText(liveAlias, shadowAlias)})`.execute(trx);
+};
+
+/**
+ * Makes a keyed live table hold exactly its shadow's rows in ONE pass over the two: a full join on
+ * the key writes the keys of the rows that differ (a live row with no shadow row equal to it:
+ * `gone`; a shadow row with no live row equal to it: `added`; a row changed is both) to a
+ * temporary table dropped at the commit, then the live rows gone are deleted and the shadow rows
+ * added are inserted, each found by its key. Two anti-joins did the same, each hashing one of the
+ * tables whole (on 75,261 withdrawals: two anti-joins 0.8-1.1 s each, the full join 0.5 s).
+ */
+const swapKeyed = async (trx: Transaction<Database>, { table, live, shadow, liveAlias, shadowAlias }: SwapNames, key: string[]): Promise<void> => {
+  const differences = sql.id(`swap_differences_${table}`);
+  const keyOf = (alias: string) => sql.join(key.map((column) => sql.id(alias, column)));
+  const side = (name: 'gone' | 'added') => key.map((column) => sql.id(`${name}_${column}`));
+  const sideOf = (alias: string, name: 'gone' | 'added') => sql.join(key.map((column) => sql`${sql.id(alias, column)} as ${sql.id(`${name}_${column}`)}`));
+  // a key column is never null, so a null one is the side the full join did not find
+  const missing = (alias: string) => sql`${sql.id(alias, key[0]!)} is null`;
+  await sql`
+    create temporary table ${differences} on commit drop as
+    select ${sideOf(liveAlias, 'gone')}, ${sideOf(shadowAlias, 'added')}
+    from ${live} as ${sql.id(liveAlias)} full join ${shadow} as ${sql.id(shadowAlias)} on ${sql.join(
+      key.map((column) => sql`${sql.id(shadowAlias, column)} = ${sql.id(liveAlias, column)}`),
+      sql` and `,
+    )}
+    where ${missing(liveAlias)} or ${missing(shadowAlias)} or not (${sql.id(shadowAlias)} *= ${sql.id(liveAlias)})
+  `.execute(trx);
+  const [gone, added] = [side('gone'), side('added')];
+  await sql`delete from ${live} as ${sql.id(liveAlias)} where (${keyOf(liveAlias)}) in (select ${sql.join(gone)} from ${differences} where ${gone[0]!} is not null)`.execute(trx);
+  await sql`insert into ${live} select * from ${shadow} as ${sql.id(shadowAlias)} where (${keyOf(shadowAlias)}) in (select ${sql.join(added)} from ${differences} where ${added[0]!} is not null)`.execute(trx);
+};
 
 /**
  * Makes each live table hold exactly its shadow's rows, in the caller's transaction: the live rows
  * no shadow row equals are deleted, then the shadow rows no live row equals are inserted (rows
- * compared whole: sameRow). A rebuild that finds what the live projection wrote changes nothing,
- * so the swap costs two anti-joins, and readers (MVCC) see the old rows until the commit and the
- * new ones from then on. The tables' triggers see each row that changed, as a replay's would.
- * The anti-joins' hashes get SWAP_WORK_MEM for this transaction only.
+ * compared whole: where the table has a primary key, found by it and then compared byte for byte
+ * with `*=`, PostgreSQL's binary row comparison, which tells 1.0 from 1.00 as the rows' text would
+ * (swapKeyed); else by the rows' text (swapUnkeyed)). A rebuild that finds what the live projection wrote changes nothing,
+ * and readers (MVCC) see the old rows until the commit and the new ones from then on. The tables'
+ * triggers see each row that changed, as a replay's would. The hashes get SWAP_WORK_MEM for this
+ * transaction only.
  */
 export const swapInShadowTables = async (trx: Transaction<Database>, shadows: readonly ShadowTable[]): Promise<void> => {
   await sql`set local work_mem = ${sql.lit(SWAP_WORK_MEM)}`.execute(trx);
-  for (const { schema, table, key } of shadows) {
-    const live = sql.id(schema, table);
-    const shadow = sql.id('pg_temp', table);
-    // aliases named after the table: pg_stat_statements (PostgreSQL 18) tells statements apart by
-    // their relations' aliases, so with one alias for all, the swaps of every table with a key of
-    // the same shape were counted as one statement
-    const [liveAlias, shadowAlias] = [`live_${table}`, `shadow_${table}`];
-    await sql`delete from ${live} as ${sql.id(liveAlias)} where not exists (select from ${shadow} as ${sql.id(shadowAlias)} where ${sameRow(shadowAlias, liveAlias, key)})`.execute(trx);
-    await sql`insert into ${live} select * from ${shadow} as ${sql.id(shadowAlias)} where not exists (select from ${live} as ${sql.id(liveAlias)} where ${sameRow(liveAlias, shadowAlias, key)})`.execute(trx);
+  for (const shadow of shadows) {
+    if (shadow.key !== null) await swapKeyed(trx, swapNames(shadow), shadow.key);
+    else await swapUnkeyed(trx, swapNames(shadow));
   }
 };
 
