@@ -212,10 +212,11 @@ export class ChainWatcher {
     await this.follower.refresh(this.stopController.signal);
     let cursor = await this.blockLog.cursor(startBlock, services.clock());
     let previousHash: string | null = null;
+    // the block after the last one scanned, read once: the reorg check below and the scan both use it
+    const next = cursor <= head.number ? await gateway.block(cursor) : null;
     if (cursor > startBlock) {
       previousHash = await this.blockLog.hashOf(cursor - 1);
-      const canonical = (await gateway.block(cursor - 1))?.hash ?? null;
-      if (previousHash !== null && canonical !== previousHash) {
+      if (previousHash !== null && !(await this.stillCanonical(cursor - 1, previousHash, head, next))) {
         await this.reorganize(cursor);
         return true;
       }
@@ -223,7 +224,7 @@ export class ChainWatcher {
     // deposits already scanned that this head makes deep enough: confirmed now, not after the blocks below the head are scanned
     await this.confirmDue(head.number, cursor);
     const last = Math.min(head.number, cursor + blocksPerStep - 1);
-    const { headers, complete } = await this.linkedHeaders(cursor, last, previousHash);
+    const { headers, complete } = await this.linkedHeaders(cursor, last, previousHash, next);
     // blocks that lead to the head read before the pass's refresh were all mined before it: they pay no address it did not see
     const tip = headers[headers.length - 1];
     const seenByRefresh = complete && tip !== undefined && tip.number === head.number && tip.hash === head.hash;
@@ -251,17 +252,29 @@ export class ChainWatcher {
    * `previousHash`); `complete` is false when the chain got shorter or a block no longer follows,
    * and `headers` then holds those before it.
    */
-  private async linkedHeaders(from: number, to: number, previousHash: string | null): Promise<{ headers: BlockHeader[]; complete: boolean }> {
+  private async linkedHeaders(from: number, to: number, previousHash: string | null, first: BlockHeader | null): Promise<{ headers: BlockHeader[]; complete: boolean }> {
     const headers: BlockHeader[] = [];
     let parentHash = previousHash;
     for (let number = from; number <= to; number++) {
       if (this.stopping) break;
-      const header = await this.options.gateway.block(number);
+      const header = number === from && first !== null ? first : await this.options.gateway.block(number);
       if (!header || (parentHash !== null && header.parentHash !== parentHash)) return { headers, complete: false };
       headers.push(header);
       parentHash = header.hash;
     }
     return { headers, complete: true };
+  }
+
+  /**
+   * the block scanned last (`number`, hashed `hash`) is still the chain's: the block after it (read
+   * for the scan anyway) names it as its parent, or the head is that very block; otherwise, or with
+   * neither at hand, the block at that height is read (a block's hash covers its parent's, so a
+   * block that names it as parent, read from the chain, proves it canonical when read)
+   */
+  private async stillCanonical(number: number, hash: string, head: BlockHeader, next: BlockHeader | null): Promise<boolean> {
+    if (next !== null && next.number === number + 1 && next.parentHash === hash) return true;
+    if (head.number === number) return head.hash === hash;
+    return ((await this.options.gateway.block(number))?.hash ?? null) === hash;
   }
 
   /** the last complete pass ended at this very head, not long ago: nothing changed that a pass would see */
