@@ -111,7 +111,10 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
 
   /**
    * readAll, and the store's head in the same snapshot: a read cut short of its count has seen
-   * every position up to that head (positions commit in order), whatever its filter skipped.
+   * every position up to that head (positions commit in order), whatever its filter skipped. The
+   * rows are put in position order here, not by a second sort in the server (which copied every
+   * row, JSON and all, once more): they arrive in it already, and sorting rows in order costs one
+   * comparison each.
    */
   const readAllScanned = async (options: ReadAllOptions = {}): Promise<ScannedRead> => {
     const after = options.afterPosition ?? 0n;
@@ -122,14 +125,16 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
       `select snapshot.head::text as head, batch.*
          from (select max(position) as head from eventstore.events) as snapshot
          left join lateral (
-           select ${EVENT_COLUMNS}, position as sort_position from eventstore.events
+           select ${EVENT_COLUMNS} from eventstore.events
             where ${where}
             order by ${order} limit $2
-         ) as batch on true
-        order by batch.sort_position`,
+         ) as batch on true`,
       params,
     );
-    const events = rows.filter((row) => row.global_position !== null).map(toRecordedEvent);
+    const events = rows
+      .filter((row) => row.global_position !== null)
+      .map(toRecordedEvent)
+      .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
     if (events.length === maxCount) return { events, scannedTo: events[events.length - 1]!.position };
     const head = BigInt(rows[0]?.head ?? 0);
     return { events, scannedTo: head > after ? head : after };
