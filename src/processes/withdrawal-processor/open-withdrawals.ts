@@ -44,7 +44,14 @@ export class OpenWithdrawals implements SharedEventsConsumer {
   eventsRead = 0;
   /** the position of the checkpoint it started from (null: none, it read from position 0) */
   startedFrom: bigint | null = null;
-  private readonly open = new Map<string, OpenWithdrawal>();
+  /**
+   * withdrawal id → its organization, in the order they became Pending. The list grows with a
+   * chain's backlog, so an entry is its two ids only: the organization's is one string shared by
+   * all of its entries (orgIds), and the ready position lives in `changes` until it is saved.
+   */
+  private readonly open = new Map<string, string>();
+  /** one copy of each organization id the list holds (organizations are few beside withdrawals) */
+  private readonly orgIds = new Map<string, string>();
   private readonly db: Kysely<ProcessorCheckpointDatabase>;
   private readonly checkpoint: CheckpointTable;
   private folded = 0n;
@@ -71,7 +78,17 @@ export class OpenWithdrawals implements SharedEventsConsumer {
 
   /** withdrawal id → organization, in the order they became Pending */
   list(): [string, string][] {
-    return [...this.open].map(([id, { orgId }]) => [id, orgId]);
+    return [...this.open];
+  }
+
+  /** the withdrawal ids, in the order they became Pending (a copy: the list may move while a pass walks it) */
+  ids(): string[] {
+    return [...this.open.keys()];
+  }
+
+  /** the organization of an open withdrawal (undefined: not in the list, or finished since) */
+  orgOf(id: string): string | undefined {
+    return this.open.get(id);
   }
 
   get size(): number {
@@ -159,9 +176,16 @@ export class OpenWithdrawals implements SharedEventsConsumer {
 
   private add(id: string, orgId: string, readyPosition: bigint): void {
     if (this.open.has(id)) return;
-    const entry = { orgId, readyPosition };
-    this.open.set(id, entry);
-    this.changes.set(id, entry);
+    const shared = this.sharedOrgId(orgId);
+    this.open.set(id, shared);
+    this.changes.set(id, { orgId: shared, readyPosition });
+  }
+
+  private sharedOrgId(orgId: string): string {
+    const known = this.orgIds.get(orgId);
+    if (known !== undefined) return known;
+    this.orgIds.set(orgId, orgId);
+    return orgId;
   }
 
   private async load(): Promise<void> {
@@ -176,7 +200,7 @@ export class OpenWithdrawals implements SharedEventsConsumer {
         return { position, rows };
       });
     if (saved) {
-      for (const row of saved.rows) this.open.set(row.withdrawal_id, { orgId: row.org_id, readyPosition: BigInt(row.ready_position) });
+      for (const row of saved.rows) this.open.set(row.withdrawal_id, this.sharedOrgId(row.org_id));
       this.folded = saved.position;
       this.savedPosition = saved.position;
       this.startedFrom = saved.position;

@@ -55,13 +55,13 @@ export class WithdrawalProcessor extends ChainPassWorker {
 
   /** the organization's open withdrawals, in the order they became ready */
   private openOf(orgId: string): string[] {
-    return this.open.list().filter(([, owner]) => owner === orgId).map(([id]) => id);
+    return this.open.ids().filter((id) => this.open.orgOf(id) === orgId);
   }
 
   /** the withdrawals of the work list the book has not read yet (joined since the last pass, or this processor just started) */
   private async readNewcomers(): Promise<void> {
     const { store } = this.options.services;
-    for (const [id] of this.open.list()) {
+    for (const id of this.open.ids()) {
       if (this.inFlight.knows(id)) continue;
       const { state } = await loadAggregate(store, streams.withdrawal(id), withdrawalDecider);
       this.inFlight.note(id, state);
@@ -112,8 +112,10 @@ export class WithdrawalProcessor extends ChainPassWorker {
     const result = emptyPassResult();
     const busy = new Set<string>();
     const head = this.headOfPass();
-    for (const [id, orgId] of this.open.list()) {
+    for (const id of this.open.ids()) {
       if (this.stopController.signal.aborted) break;
+      const orgId = this.open.orgOf(id);
+      if (orgId === undefined) continue; // left the list since the pass began
       const retry = this.retries.get(id);
       if (retry && retry.notBefore > services.clock().getTime()) {
         busy.add(orgId);
