@@ -50,6 +50,12 @@ export interface Projection {
 
 /** the entries a projection keeps under one name at most (the least recently used go first; a miss reads the table) */
 export const REMEMBERED_ENTRIES = 10_000;
+/**
+ * the same for a live runner, which shares its process with the service's other work: the events
+ * that follow a withdrawal's request come within seconds (2,000 is about two seconds of the
+ * heaviest load measured) or after the processor's backlog, where 10,000 would miss as well
+ */
+export const LIVE_REMEMBERED_ENTRIES = 2_000;
 
 /**
  * What a projection keeps from one batch to the next on ONE session that alone writes its tables:
@@ -64,10 +70,12 @@ export const REMEMBERED_ENTRIES = 10_000;
 export class BatchMemory {
   private readonly kept = new Map<string, BoundedMap<string, unknown>>();
 
-  /** what the projection keeps under `name`: at most REMEMBERED_ENTRIES, empty at first */
+  constructor(private readonly limit = REMEMBERED_ENTRIES) {}
+
+  /** what the projection keeps under `name`: at most `limit` entries, empty at first */
   entries<T>(name: string): BoundedMap<string, T> {
     let entries = this.kept.get(name);
-    if (!entries) this.kept.set(name, (entries = new BoundedMap<string, unknown>(REMEMBERED_ENTRIES)));
+    if (!entries) this.kept.set(name, (entries = new BoundedMap<string, unknown>(this.limit)));
     return entries as BoundedMap<string, T>;
   }
 }

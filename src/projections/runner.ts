@@ -5,7 +5,7 @@ import type { PoolTarget } from '../db/pool.js';
 import type { EventStore, Subscription } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
-import { BatchMemory, type Projection } from './projection.js';
+import { BatchMemory, LIVE_REMEMBERED_ENTRIES, type Projection } from './projection.js';
 import { ADVISORY_LOCK_NAMESPACES, withSessionAdvisoryLock } from '../db/advisory-locks.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 import { SharedProjectionReads } from './shared-reads.js';
@@ -132,7 +132,7 @@ export class ProjectionRunner {
     const session = projectionSession(client);
     // what this session's batches wrote, while it alone writes the projection's tables: a batch that
     // fails (or finds the checkpoint moved) ends this follow, and with it the memory
-    const memory = new BatchMemory();
+    const memory = new BatchMemory(LIVE_REMEMBERED_ENTRIES);
     const maxBatchSize = batchSize ?? DEFAULT_BATCH_SIZE;
     const batches = subscription[Symbol.asyncIterator]();
     let next = batches.next();
