@@ -66,12 +66,36 @@ const inOneWrite = <Result>(client: pg.Client, send: () => Result): Result => {
 };
 
 /**
+ * The statements with parameters a session has prepared, by their text, and the names they have
+ * there: a projection's writes are the same few texts batch after batch (their rows travel as
+ * arrays), so each is parsed once per session and then only bound and run, without being parsed,
+ * analysed and planned again at every batch. At most PREPARED_PER_SESSION texts a session; any
+ * other goes unnamed, as before (a text with its values inlined would otherwise fill the session).
+ */
+const preparedNames = new WeakMap<pg.Client, Map<string, string>>();
+const PREPARED_PER_SESSION = 64;
+
+/** `statement` on the session: by its prepared name when it has parameters (see preparedNames) */
+const sendStatement = (client: pg.Client, statement: CompiledQuery): Promise<pg.QueryResult> => {
+  const values = [...statement.parameters];
+  if (values.length === 0) return client.query(statement.sql, values);
+  let names = preparedNames.get(client);
+  if (!names) preparedNames.set(client, (names = new Map()));
+  let name = names.get(statement.sql);
+  if (name === undefined && names.size < PREPARED_PER_SESSION) {
+    name = `session_${names.size + 1}`;
+    names.set(statement.sql, name);
+  }
+  return name === undefined ? client.query(statement.sql, values) : client.query({ name, text: statement.sql, values });
+};
+
+/**
  * Sends the held statements then the query, pipelined in one write (each awaited only together):
  * the query's result, or the first failure among them all (the server runs nothing after it in the
  * transaction; a failed opening, held first, is the one thrown).
  */
 const sendAfterHeld = async <Result>(client: pg.Client, held: CompiledQuery[], send: () => Promise<Result>): Promise<Result> => {
-  const sent = inOneWrite(client, () => [...held.splice(0).map((statement) => client.query(statement.sql, [...statement.parameters])), send()]);
+  const sent = inOneWrite(client, () => [...held.splice(0).map((statement) => sendStatement(client, statement)), send()]);
   const settled = await Promise.allSettled(sent);
   const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failed) throw failed.reason;
@@ -81,7 +105,7 @@ const sendAfterHeld = async <Result>(client: pg.Client, held: CompiledQuery[], s
 /** One session as Kysely's connection: each query a query on it (after the writes held), with its rows and affected count. */
 const sessionConnection = (client: pg.Client, held: CompiledQuery[]): DatabaseConnection => ({
   executeQuery: async <Row>(compiled: CompiledQuery): Promise<QueryResult<Row>> => {
-    const result = await sendAfterHeld(client, held, () => client.query(compiled.sql, [...compiled.parameters]));
+    const result = await sendAfterHeld(client, held, () => sendStatement(client, compiled));
     return {
       rows: (result.rows ?? []) as Row[],
       ...(AFFECTING_COMMANDS.has(result.command) && result.rowCount !== null ? { numAffectedRows: BigInt(result.rowCount) } : {}),

@@ -127,6 +127,22 @@ describe('a projection batch in one or two round trips', () => {
     expect(await rowCount()).toBe(4);
   });
 
+  it('prepares each statement with parameters once per session: the same batch again prepares nothing more', async () => {
+    const events = await withdrawalEvents();
+    const prepared = async () => (await client.query<{ statement: string }>('select statement from pg_prepared_statements order by name')).rows.map((row) => row.statement);
+    await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
+    const first = await prepared();
+    // the row's insert and the webhook's (the checkpoint's update goes with the commit, as plain text)
+    expect(first.map((statement) => statement.trim().split(/\s+/)[0])).toEqual(['insert', 'with']);
+
+    await db().deleteFrom('withdrawals').execute();
+    await db().deleteFrom('webhook_deliveries').execute();
+    await database.pool.query('update projection_checkpoints set position = 0 where name = $1', [withdrawalsProjection.name]);
+    await applyBatch(projectionSession(client), withdrawalsProjection, events.slice(0, 1), 0n);
+    expect(await prepared()).toEqual(first);
+    expect(await rowCount()).toBe(1);
+  });
+
   it('applies nothing and moves nothing when the checkpoint is not where the runner left it', async () => {
     const events = await withdrawalEvents();
     await expect(applyBatch(projectionSession(client), withdrawalsProjection, events, 7n)).rejects.toBeInstanceOf(CheckpointMovedError);
