@@ -98,6 +98,14 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
   )
 `;
 
+/** An organization's due deliveries not leased, as far as `limit`: its index entries in due order, read no further. */
+const dueOf = (orgId: RawBuilder<unknown>, limit: RawBuilder<unknown>) => sql`
+  select 1 from webhook_deliveries as delivery
+  where delivery.org_id = ${orgId} and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
+  order by delivery.next_attempt_at, delivery.seq
+  limit ${limit}
+`;
+
 /**
  * Claims up to `limit` due deliveries in one statement: it counts the attempt and takes a lease
  * (`leased_until` = now + `leaseMs`: a heap-only update, no index entry written), and logs as interrupted the attempt of a dispatcher that
@@ -113,6 +121,13 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
  * sent (both are sent side by side), and beside another's steady stream it still fills whole
  * claims. Alone, an organization gets the whole claim.
  *
+ * To share the claim out, each organization's due deliveries are counted first only as far as an
+ * even share and one more (its index entries in order): when those counts fill the claim, no
+ * organization's share can go beyond it, so counting further would change nothing. Only when
+ * they leave part of the claim unused are the organizations that reached that count counted on,
+ * as far as the claim could take. So a claim reads about twice its own size of entries, not its
+ * size for every organization.
+ *
  * An attempt's row in webhook_attempts is written once, when it ends (recordAttemptOutcomes),
  * not opened here and completed there: one write of the attempt log per attempt instead of two.
  * The claim's time is the delivery's `updated_at` (nothing else writes a leased delivery), so an
@@ -125,25 +140,41 @@ export const claimFairShares = async (
   const cursor = options.cursor ?? FIRST_ORGANIZATION;
   const { rows } = await sql<ClaimedRow & { round_end: string; share_filled: boolean }>`
     with recursive ${organizationsInRound(cursor)},
-    due_organizations as (
-      -- how many each has due, counted only as far as a claim could take: its index entries in order, read no further
-      select round.org_id, due.count as due_count
+    even_share as (
+      -- an even share of the claim among the round's first organizations, and one more: how far each is counted first
+      select (${options.limit} + count(*)::integer - 1) / greatest(count(*)::integer, 1) + 1 as counted
+      from (select 1 from round limit ${options.limit}) as first_organizations
+    ), first_counts as (
+      -- how many each has due, counted only as far as an even share and one more: its index entries in order, read no further
+      select round.org_id, due.count
       from round cross join lateral (
         select count(*)::integer as count from (
-          select 1 from webhook_deliveries as delivery
-          where delivery.org_id = round.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
-          order by delivery.next_attempt_at, delivery.seq
-          limit ${options.limit}
+          ${dueOf(sql`round.org_id`, sql`(select counted from even_share)`)}
         ) as due_rows
       ) as due
       where due.count > 0
       limit ${options.limit}
+    ), short as (
+      -- the shares so counted leave part of the claim unused (some organizations have fewer due): count further
+      select coalesce(sum(count), 0) < ${options.limit} as short from first_counts
+    ), due_organizations as (
+      -- an organization counted to the end of its even share and one more is counted on, as far as a claim could take, only if the claim is short
+      -- (a case, so the count further is not even started otherwise)
+      select org_id, coalesce(recount, count) as due_count, recount is null and count = counted as counted_in_part
+      from (
+        select first_counts.org_id, first_counts.count, even_share.counted,
+               case when short.short and first_counts.count = even_share.counted
+                    then (select count(*)::integer from (${dueOf(sql`first_counts.org_id`, sql`${options.limit}`)}) as due_rows) end as recount
+        from first_counts cross join even_share cross join short
+        offset 0 -- not pulled up: the count further runs once per organization, not once per use of its result
+      ) as counted
     ), share as (
       select coalesce(max(org_id) filter (where org_id <= ${cursor}), max(org_id)) as round_end
       from due_organizations
     ), slots as (
       -- every organization's first before any organization's second, in the round's order, up to the limit
-      select due_organizations.org_id, count(*)::integer as taken, min(due_organizations.due_count) as due_count
+      select due_organizations.org_id, count(*)::integer as taken, min(due_organizations.due_count) as due_count,
+             bool_or(due_organizations.counted_in_part) as counted_in_part
       from (
         select due_organizations.org_id
         from due_organizations
@@ -155,7 +186,7 @@ export const claimFairShares = async (
       group by due_organizations.org_id
     ), due as (
       -- each organization's slots, locked where they are read, its oldest due first (then in insertion order)
-      select pick.id, pick.interrupted_claim, pick.interrupted_attempt, pick.interrupted_started_at, slots.taken, slots.taken < slots.due_count as more_due
+      select pick.id, pick.interrupted_claim, pick.interrupted_attempt, pick.interrupted_started_at, slots.taken, slots.taken < slots.due_count or slots.counted_in_part as more_due
       from slots
       cross join lateral (
         select delivery.id, delivery.claim_token as interrupted_claim,
