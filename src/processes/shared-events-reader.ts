@@ -57,6 +57,11 @@ export class SharedEventsReader {
     this.consumers.add(consumer);
   }
 
+  /** how many consumers joined: each takes every batch read */
+  get consumerCount(): number {
+    return this.consumers.size;
+  }
+
   /** resolves once `consumer` (joined) has taken every followed event appended before the call */
   readToHead(consumer: SharedEventsConsumer, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -6,6 +6,7 @@ import { findChain } from '../../src/catalog/registry.js';
 import { nativeToken } from '../../src/catalog/tokens.js';
 import { streams } from '../../src/domain/streams.js';
 import type { EventStore } from '../../src/eventstore/port.js';
+import { awaitingApprovalsOf } from '../../src/processes/withdrawal-processor/awaiting-approvals.js';
 import { OpenWithdrawals, readyWithdrawalEvents } from '../../src/processes/withdrawal-processor/open-withdrawals.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 
@@ -189,6 +190,33 @@ describe('withdrawal processor checkpoints', () => {
     expect(reader.eventsRead - readBefore).toBe(3);
     for (const [n, id] of later.entries()) expect(shared[n]!.list().map(([open]) => open)).toContain(id);
     expect(shared[0]!.position).toBe(shared[2]!.position);
+  });
+
+  it('the processors sharing a read remember a request awaiting approval once: its approval opens it on its chain with no read of its stream, and each then forgets it', async () => {
+    const events = history();
+    const store = fixture.infrastructure.store;
+    const streamsRead: string[] = [];
+    const counting: EventStore = Object.create(store, {
+      readStream: { value: (stream: string, ...rest: [never?]) => (streamsRead.push(stream), store.readStream(stream, ...rest)) },
+    });
+    const reader = readyWithdrawalEvents(counting);
+    const chains = [ETHEREUM, XRP_TESTNET, SEPOLIA];
+    const lists = chains.map((chainId) => new OpenWithdrawals({ store: counting, chain: findChain(chainId)!, db: fixture.infrastructure.db }, reader));
+    for (const list of lists) await list.follow();
+    const kept = awaitingApprovalsOf(reader);
+    const keptBefore = kept.size;
+    const awaiting = await events.requested(XRP_TESTNET, 'PendingApproval');
+    await lists[0]!.follow(); // one read hands the request to every list
+    expect(kept.size).toBe(keptBefore + 1); // once for the three
+    await events.approved(awaiting, 'Pending');
+    streamsRead.length = 0;
+    await lists[2]!.follow();
+    expect(lists[1]!.list().map(([id]) => id)).toContain(awaiting);
+    expect(lists[0]!.list().map(([id]) => id)).not.toContain(awaiting);
+    expect(streamsRead).not.toContain(streams.withdrawal(awaiting));
+    // every list took the approval: nothing of it is kept
+    expect(kept.size).toBe(keptBefore);
+    expect(kept.approved(awaiting)).toBeUndefined();
   });
 
   it('a save while the shared read is between two events of a batch saves the list as it stood at the last event taken; the rest is saved by the next', async () => {

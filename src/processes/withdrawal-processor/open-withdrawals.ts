@@ -7,6 +7,7 @@ import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
 import { SharedEventsReader, type SharedEventsConsumer } from '../shared-events-reader.js';
+import { awaitingApprovalsOf, type AwaitingApprovals } from './awaiting-approvals.js';
 import { checkpointPosition, inSlices, saveCheckpoint, type CheckpointTable } from '../worker-checkpoint.js';
 
 /** Tables of migration 20261126T0700-withdrawal-processor-checkpoints; bigint columns travel as decimal strings. */
@@ -22,8 +23,6 @@ const BATCH = 500;
 export const readyWithdrawalEvents = (store: EventStore): SharedEventsReader => new SharedEventsReader(store, { categories: [streamCategories.withdrawal], types: READY_TYPES }, BATCH);
 /** events read since the last save after which a save is due even when none of them opened a withdrawal */
 const POSITION_ONLY_SAVE_EVENTS = 1000;
-/** requests awaiting approval remembered (any chain); one not remembered is read from its stream when approved */
-const AWAITING_APPROVAL_KEPT = 100_000;
 
 type OpenWithdrawal = { orgId: string; readyPosition: bigint };
 
@@ -61,12 +60,8 @@ export class OpenWithdrawals implements SharedEventsConsumer {
   private eventsSinceSave = 0;
   /** withdrawal id → its entry as it now is (null: finished), since the last save */
   private changes = new Map<string, OpenWithdrawal | null>();
-  /**
-   * withdrawals seen requested awaiting approval, on any chain: their approval to Pending needs no
-   * read of their stream (an approval names neither chain nor organization). Memory only, bounded:
-   * one requested before this follower's start, or forgotten, is read from its stream as before.
-   */
-  private readonly awaitingApproval = new Map<string, { chainId: string; orgId: string }>();
+  /** withdrawals seen requested awaiting approval, on any chain, shared with the reader's other processors (./awaiting-approvals.ts) */
+  private readonly awaitingApproval: AwaitingApprovals;
 
   constructor(
     private readonly services: { store: EventStore; chain: ChainDefinition; db: Kysely<Database> },
@@ -74,6 +69,7 @@ export class OpenWithdrawals implements SharedEventsConsumer {
   ) {
     this.db = services.db as unknown as Kysely<ProcessorCheckpointDatabase>;
     this.checkpoint = { table: 'withdrawal_processor_checkpoints', chainId: services.chain.id };
+    this.awaitingApproval = awaitingApprovalsOf(events);
   }
 
   /** withdrawal id → organization, in the order they became Pending */
@@ -123,10 +119,9 @@ export class OpenWithdrawals implements SharedEventsConsumer {
       if (recorded.position <= this.folded) continue;
       const event = { type: recorded.type, data: recorded.data } as WithdrawalEvent;
       if (event.type === 'WithdrawalRequested' && event.data.status === 'Pending' && event.data.chainId === chain.id) this.add(event.data.id, event.data.orgId, recorded.position);
-      if (event.type === 'WithdrawalRequested' && event.data.status === 'PendingApproval') this.rememberAwaitingApproval(event.data.id, event.data.chainId, event.data.orgId);
+      if (event.type === 'WithdrawalRequested' && event.data.status === 'PendingApproval') this.awaitingApproval.remember(event.data.id, event.data.chainId, event.data.orgId);
       if (event.type === 'WithdrawalApproved' && event.data.status === 'Pending') {
-        const remembered = this.awaitingApproval.get(event.data.id);
-        this.awaitingApproval.delete(event.data.id);
+        const remembered = this.awaitingApproval.approved(event.data.id);
         if (remembered) {
           if (remembered.chainId === chain.id) this.add(event.data.id, remembered.orgId, recorded.position);
         } else {
@@ -167,11 +162,6 @@ export class OpenWithdrawals implements SharedEventsConsumer {
       throw error;
     }
     this.savedPosition = position;
-  }
-
-  private rememberAwaitingApproval(id: string, chainId: string, orgId: string): void {
-    if (this.awaitingApproval.size >= AWAITING_APPROVAL_KEPT) this.awaitingApproval.delete(this.awaitingApproval.keys().next().value!);
-    this.awaitingApproval.set(id, { chainId, orgId });
   }
 
   private add(id: string, orgId: string, readyPosition: bigint): void {
