@@ -107,13 +107,15 @@ const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: str
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   let exitReason: string | null = null;
+  let stopping: Promise<void> | null = null;
   const exited = new Promise<void>((resolve) =>
     child.on('exit', (code, signal) => {
       exitReason = String(code ?? signal);
+      // not asked to stop: say so at once, with its last words (a phase would only see refused connections)
+      if (stopping === null) progress(`the ${role} process exited by itself with ${exitReason}; last lines:\n${lines.slice(-20).join('\n')}`);
       resolve();
     }),
   );
-  let stopping: Promise<void> | null = null;
   const stopNow = async () => {
     if (exitReason !== null) return;
     child.kill('SIGTERM');
