@@ -22,22 +22,22 @@ export interface CreditDelays {
   creditedPerSecond: number;
 }
 
-const creditTimesQuery = `
-  with depth as (
-    select chain_id, confirmations from jsonb_to_recordset($2::jsonb) as depth(chain_id text, confirmations int)
-  ), detected as (
-    select data->>'chainId' as chain_id, data->>'txHash' as tx_hash, data->>'index' as output_index, (data->>'blockNumber')::int as block_number
-    from eventstore.events where position > $1 and type = 'DepositDetected' and data->>'credit' = 'credit'
-  ), confirmed as (
-    select data->>'chainId' as chain_id, data->>'txHash' as tx_hash, data->>'index' as output_index, recorded_at
-    from eventstore.events where position > $1 and type = 'DepositConfirmed'
-  )
-  select (extract(epoch from block.timestamp - $3::timestamptz) * 1000)::float8 as "depthMs",
-         (extract(epoch from confirmed.recorded_at - $3::timestamptz) * 1000)::float8 as "creditMs"
-  from detected
-  join depth using (chain_id)
-  join confirmed using (chain_id, tx_hash, output_index)
-  join devnet_blocks as block on block.chain_id = detected.chain_id and block.number = detected.block_number + depth.confirmations - 1`;
+/**
+ * Three plain reads joined here, not one join in SQL: the events' JSON fields give the planner no
+ * estimate, and a single statement became a nested loop over every pair of deposits (minutes for
+ * 5,000, once the events table had no index on its type to guess with).
+ */
+const detectedQuery = `
+  select data->>'chainId' as "chainId", data->>'txHash' as "txHash", data->>'index' as "index", (data->>'blockNumber')::int as "blockNumber"
+  from eventstore.events where position > $1 and category = 'deposit' and type = 'DepositDetected' and data->>'credit' = 'credit'`;
+const confirmedQuery = `
+  select data->>'chainId' as "chainId", data->>'txHash' as "txHash", data->>'index' as "index", (extract(epoch from recorded_at - $2::timestamptz) * 1000)::float8 as "ms"
+  from eventstore.events where position > $1 and category = 'deposit' and type = 'DepositConfirmed'`;
+const blocksQuery = `
+  select chain_id as "chainId", number, (extract(epoch from timestamp - $1::timestamptz) * 1000)::float8 as "ms"
+  from devnet_blocks where timestamp >= $1::timestamptz - interval '1 minute'`;
+
+const depositKey = (row: { chainId: string; txHash: string; index: string }) => `${row.chainId}|${row.txHash}|${row.index}`;
 
 /**
  * Each creditable deposit detected after `position` (the store's head before the first injection,
@@ -45,8 +45,19 @@ const creditTimesQuery = `
  * credit waits for): its credit delay after its depth; null when none is.
  */
 export const creditDelays = async (read: ReadRows, position: bigint, startedAt: Date, confirmations: ReadonlyMap<string, number>): Promise<CreditDelays | null> => {
-  const depth = [...confirmations].map(([chainId, required]) => ({ chain_id: chainId, confirmations: required }));
-  const rows = await read<{ depthMs: number; creditMs: number }>(creditTimesQuery, [position.toString(), JSON.stringify(depth), startedAt]);
+  const [detected, confirmed, blocks] = await Promise.all([
+    read<{ chainId: string; txHash: string; index: string; blockNumber: number }>(detectedQuery, [position.toString()]),
+    read<{ chainId: string; txHash: string; index: string; ms: number }>(confirmedQuery, [position.toString(), startedAt]),
+    read<{ chainId: string; number: number; ms: number }>(blocksQuery, [startedAt]),
+  ]);
+  const creditMs = new Map(confirmed.map((row) => [depositKey(row), row.ms]));
+  const blockMs = new Map(blocks.map((block) => [`${block.chainId}|${block.number}`, block.ms]));
+  const rows = detected.flatMap((deposit) => {
+    const required = confirmations.get(deposit.chainId);
+    const credit = creditMs.get(depositKey(deposit));
+    const depth = required === undefined ? undefined : blockMs.get(`${deposit.chainId}|${deposit.blockNumber + required - 1}`);
+    return credit === undefined || depth === undefined ? [] : [{ depthMs: depth, creditMs: credit }];
+  });
   if (rows.length === 0) return null;
   const firstDepthMs = Math.min(...rows.map((row) => row.depthMs));
   const lastCreditMs = Math.max(...rows.map((row) => row.creditMs));
