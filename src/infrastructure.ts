@@ -9,6 +9,7 @@ import { createPool, type PoolTarget } from './db/pool.js';
 import { poolHealth, type PoolHealth } from './db/pool-health.js';
 import { eventStoreMigrations } from './eventstore/postgres/migrations/index.js';
 import { createPostgresEventStore } from './eventstore/postgres/postgres-event-store.js';
+import { analyzeEventsWithoutStatistics } from './eventstore/postgres/statistics.js';
 import type { EventStore } from './eventstore/port.js';
 import type { Logger } from './log.js';
 import { observePool } from './observability/metrics.js';
@@ -69,6 +70,7 @@ const openEventStore = async (config: Config, pool: pg.Pool, target: PoolTarget,
     return { store, kind: 'kurrentdb' as const, readingOn: (): EventStore => store };
   }
   await migrateToLatest(pool, eventStoreMigrations);
+  await analyzeEventsWithoutStatistics(pool);
   const store = createPostgresEventStore({ pool, listenConfig: target, logger });
   return { store, kind: 'postgres' as const, readingOn: (rolePool: pg.Pool): EventStore => store.readingOn(rolePool) };
 };
