@@ -8,10 +8,12 @@ import type { Lifecycle } from './lifecycle.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin', 'ledgergate.mjs');
 
-/** The node flags `npm start` runs the service with (its heap cap): the bench boots it the same way. */
-const startFlags = async (): Promise<string[]> => {
+/** How `npm start` runs the service (the environment it sets, e.g. MALLOC_ARENA_MAX, and node's flags, e.g. its heap cap): the bench boots it the same way. */
+const startCommand = async (): Promise<{ env: Record<string, string>; flags: string[] }> => {
   const { scripts } = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+  const words = scripts.start.split(/\s+/);
+  const assignments = words.slice(0, words.indexOf('node')).map((word) => /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(word)).filter((match) => match !== null);
+  return { env: Object.fromEntries(assignments.map(([, name, value]) => [name!, value!])), flags: words.filter((word) => word.startsWith('--')) };
 };
 
 /** How the bench runs the service: `split` (the default) is one `SERVE_ROLE=api` process and one `SERVE_ROLE=workers`, `one` a single process running both. */
@@ -153,7 +155,8 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     DEVNET_BLOCK_TIME_MS: String(benchBlockTimeMs()),
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
-  const nodeFlags = [...(await startFlags()), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  const start = await startCommand();
+  const nodeFlags = [...start.flags, ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   const lines: string[] = [];
   const spawnedAt = performance.now();
   const started: { info: ServiceProcessInfo; url: string; serve: ServeProcess }[] = [];
@@ -167,7 +170,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
   // the workers first: the first process starts the embedded PostgreSQL, the next adopts it
   for (const role of layout === 'split' ? (['workers', 'api'] as const) : (['all'] as const)) {
     const port = await freePort();
-    const serve = spawnServe({ ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, nodeFlags, lines, progress);
+    const serve = spawnServe({ ...start.env, ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, nodeFlags, lines, progress);
     const url = `http://127.0.0.1:${port}`;
     // the API is stopped first (teardown runs `started` in order): no request lands on a process whose workers are gone
     started.unshift({ info: { role, pid: serve.pid }, url, serve });
