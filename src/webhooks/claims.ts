@@ -75,6 +75,9 @@ export const NOT_PARKED = sql`status = 'pending' and next_attempt_at < 'infinity
  */
 const UNLEASED = sql`(leased_until is null or leased_until <= now())`;
 
+/** A delivery a dispatcher may attempt now: not parked, due, and held by none. Unqualified, as NOT_PARKED. */
+const DUE_NOW = sql`${NOT_PARKED} and next_attempt_at <= now() and ${UNLEASED}`;
+
 /**
  * The organizations with deliveries not parked, in one round starting after `cursor`: those after
  * it in order, then from the first up to it. A loose index scan: one descent of
@@ -101,7 +104,7 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
 /** An organization's due deliveries not leased, as far as `limit`: its index entries in due order, read no further. */
 const dueOf = (orgId: RawBuilder<unknown>, limit: RawBuilder<unknown>) => sql`
   select 1 from webhook_deliveries as delivery
-  where delivery.org_id = ${orgId} and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
+  where delivery.org_id = ${orgId} and ${DUE_NOW}
   order by delivery.next_attempt_at, delivery.seq
   limit ${limit}
 `;
@@ -192,7 +195,7 @@ export const claimFairShares = async (
         select delivery.id, delivery.claim_token as interrupted_claim,
                delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
         from webhook_deliveries as delivery
-        where delivery.org_id = slots.org_id and ${NOT_PARKED} and delivery.next_attempt_at <= now() and ${UNLEASED}
+        where delivery.org_id = slots.org_id and ${DUE_NOW}
           and delivery.attempts < ${options.maxAttempts}
         order by delivery.next_attempt_at, delivery.seq
         limit slots.taken
@@ -262,7 +265,7 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
     with exhausted as (
       select id, claim_token, attempts, updated_at
       from webhook_deliveries
-      where ${NOT_PARKED} and next_attempt_at <= now() and ${UNLEASED} and attempts >= ${options.maxAttempts}
+      where ${DUE_NOW} and attempts >= ${options.maxAttempts}
       limit ${options.limit}
       for update skip locked
     ), closed as (
