@@ -16,15 +16,15 @@ const INTERVAL_MS = 500;
 
 /**
  * Reads the outbox's backlog twice a second for the whole run: pending deliveries whose attempt
- * is due now (in-flight ones carry their lease's expiry, retries their later time, so neither
- * counts). The webhook rate is measured while this is above zero: the dispatcher had work waiting.
+ * is due now and not in flight (an in-flight one holds an unexpired lease in `leased_until`, a
+ * retry waits for its later time, so neither counts). The webhook rate is measured while this is above zero: the dispatcher had work waiting.
  */
 export const startOutboxMonitor = (db: ServiceDb): OutboxMonitor => {
   const samples: OutboxSample[] = [];
   let running = true;
   const loop = (async () => {
     while (running) {
-      const [row] = await db.query<{ due: string }>("select count(*)::text as due from webhook_deliveries where status = 'pending' and next_attempt_at <= now()");
+      const [row] = await db.query<{ due: string }>("select count(*)::text as due from webhook_deliveries where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until <= now())");
       samples.push({ atMs: performance.now(), due: Number(row?.due ?? 0) });
       await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
     }
