@@ -94,15 +94,15 @@ describe('organization states in memory, dropped by the store’s change feed (r
     const held = gate();
     let reads = 0;
     const racing = new StreamCache(here, 'organization', async (name) => {
-      reads++;
       const loaded = await states.get(name, { fresh: true });
+      reads++; // counted once the read has its answer, so the change below comes after it
       await held.opened;
       return loaded;
     });
     try {
       const first = racing.get(stream);
       // the read is under way (its answer stands at revision 0) when this process changes the stream
-      await waitUntil(() => reads === 1, 5_000, 'the read to start');
+      await waitUntil(() => reads === 1, 5_000, 'the read to have its answer');
       await raiseThreshold(here, orgId, 0n, 2);
       held.open();
       expect((await first).expectedRevision).toBe(0n);
