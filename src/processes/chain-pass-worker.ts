@@ -51,6 +51,16 @@ export abstract class ChainPassWorker {
   /** one pass over the work at hand */
   protected abstract pass(): Promise<PassResult>;
 
+  /**
+   * Called once the chain's lock is taken, before the first pass under it: a new tenure, after
+   * which no other instance works on the chain until this one gives the lock up. Another instance
+   * may have worked since this one last held it (runPass takes and gives up the lock each call).
+   */
+  protected async lockTaken(): Promise<void> {}
+
+  /** called when the lock is given up (a stop, a pass that threw, the end of runPass): the tenure is over */
+  protected lockGivenUp(): void {}
+
   /** the delay before an item that failed `attempts` times in a row is tried again */
   protected failureDelayMs(attempts: number): number {
     return (this.worker.options.failureDelayMs ?? defaultFailureDelayMs)(attempts);
@@ -108,6 +118,13 @@ export abstract class ChainPassWorker {
 
   private withLock(work: () => Promise<void>): Promise<boolean> {
     const { name, chainId, lockNamespace, logger, options } = this.worker;
-    return withSessionAdvisoryLock({ database: options.database, namespace: lockNamespace, key: chainId, applicationName: `${name}:${chainId}`, logger }, work);
+    return withSessionAdvisoryLock({ database: options.database, namespace: lockNamespace, key: chainId, applicationName: `${name}:${chainId}`, logger }, async () => {
+      try {
+        await this.lockTaken();
+        await work();
+      } finally {
+        this.lockGivenUp();
+      }
+    });
   }
 }

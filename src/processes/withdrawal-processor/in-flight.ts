@@ -92,6 +92,12 @@ export class InFlightBook {
     this.entries.set(id, { orgId: withdrawal.orgId, asset, amount: BigInt(withdrawal.amount), fee: BigInt(signed.fee), nonce: signed.nonce });
   }
 
+  /** the withdrawal has no recorded transaction (known without reading its stream) */
+  noteUnsigned(id: string): void {
+    this.seen.add(id);
+    this.entries.delete(id);
+  }
+
   forget(id: string): void {
     this.entries.delete(id);
     this.seen.delete(id);

@@ -60,6 +60,10 @@ export class OpenWithdrawals implements SharedEventsConsumer {
   private eventsSinceSave = 0;
   /** withdrawal id → its entry as it now is (null: finished), since the last save */
   private changes = new Map<string, OpenWithdrawal | null>();
+  /** withdrawals that joined with a ready position past this one are marked (null: none is) */
+  private markingAfter: bigint | null = null;
+  /** the withdrawals that joined marked, until their mark is taken or dropped */
+  private readonly marked = new Set<string>();
   /** withdrawals seen requested awaiting approval, on any chain, shared with the reader's other processors (./awaiting-approvals.ts) */
   private readonly awaitingApproval: AwaitingApprovals;
 
@@ -93,7 +97,27 @@ export class OpenWithdrawals implements SharedEventsConsumer {
 
   /** the withdrawal is finished (completed, failed, cancelled): it leaves the list */
   finish(id: string): void {
+    this.marked.delete(id);
     if (this.open.delete(id)) this.changes.set(id, null);
+  }
+
+  /**
+   * From now on, a withdrawal that joins the list by a ready event past `position` is marked, until
+   * its mark is taken (takeMark) or dropped (dropMarks); null: none is, and every mark is dropped.
+   * The processor marks what became ready after it took the chain's lock (./worker.ts).
+   */
+  markJoinersAfter(position: bigint | null): void {
+    this.markingAfter = position;
+    if (position === null) this.marked.clear();
+  }
+
+  /** whether the withdrawal joined marked; its mark is gone either way */
+  takeMark(id: string): boolean {
+    return this.marked.delete(id);
+  }
+
+  dropMarks(ids: readonly string[]): void {
+    for (const id of ids) this.marked.delete(id);
   }
 
   /** the position the list is folded up to */
@@ -169,6 +193,7 @@ export class OpenWithdrawals implements SharedEventsConsumer {
     const shared = this.sharedOrgId(orgId);
     this.open.set(id, shared);
     this.changes.set(id, { orgId: shared, readyPosition });
+    if (this.markingAfter !== null && readyPosition > this.markingAfter) this.marked.add(id);
   }
 
   private sharedOrgId(orgId: string): string {

@@ -26,10 +26,22 @@ export type ProcessorPassResult = PassResult;
  * takes them in the order they became Pending; how many of an organization's are in flight at once
  * is the chain family's rule (./in-flight.ts): one at a time on Bitcoin (its outputs), pipelined on
  * EVM and XRP (consecutive nonces or sequences of one wallet, each past every recorded one), in
- * parallel on Tron. Before anything of an organization is signed in a pass, every withdrawal of its
- * work list has been read once (the book of what is in flight), so no recorded nonce is taken
- * twice, even one whose transaction a crash left unsent. Only the processor holding the chain's
- * advisory lock works; others wait on standby (one signer per settlement wallet).
+ * parallel on Tron. Only the processor holding the chain's advisory lock works; others wait on
+ * standby (one signer per settlement wallet).
+ *
+ * Before anything of an organization is signed in a pass, the book of what is in flight knows every
+ * withdrawal of the pass's work list, so no recorded nonce is taken twice, even one whose
+ * transaction a crash left unsent. The book is begun anew each time the lock is taken (another
+ * processor may have recorded transactions since this one last held it) and learns a withdrawal
+ * either from its own steps or, for one it has not seen, in one of two ways:
+ * - it reads the withdrawal's stream, when the withdrawal became ready (Pending) at or before the
+ *   store's head as read just after the lock was taken: a processor that held the lock before may
+ *   have recorded a transaction for it and died before sending it;
+ * - it reads nothing, when it became ready after that head: its ready event was not committed when
+ *   the lock was taken, and a processor records a transaction only for a withdrawal it read ready
+ *   while holding the lock, so only this processor could have, and this one had not yet (it joined
+ *   the list marked, the pass that takes its mark is the first to look at it, and a payout batch
+ *   that could sign it drops its mark first).
  */
 export class WithdrawalProcessor extends ChainPassWorker {
   private readonly logger: Logger;
@@ -41,7 +53,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
    * reaches it, a pass does not look at the withdrawal (no read of its stream, no receipt asked for)
    */
   private readonly deepAtHead = new Map<string, number>();
-  private readonly inFlight = new InFlightBook();
+  private inFlight = new InFlightBook();
   /** Bitcoin: an organization's waiting withdrawals are paid by one transaction (./bitcoin-batch.ts) */
   private readonly payoutBatches: PayoutBatches | null;
 
@@ -53,26 +65,49 @@ export class WithdrawalProcessor extends ChainPassWorker {
     this.payoutBatches = options.services.chain.family === 'bitcoin' ? new PayoutBatches(options.services, logger) : null;
   }
 
-  /** the organization's open withdrawals, in the order they became ready */
-  private openOf(orgId: string): string[] {
-    return this.open.ids().filter((id) => this.open.orgOf(id) === orgId);
+  /** a new tenure: the book begun anew, and what becomes ready after the store's head as it now stands is marked (see the class's comment) */
+  protected override async lockTaken(): Promise<void> {
+    this.inFlight = new InFlightBook();
+    this.open.markJoinersAfter(null);
+    this.open.markJoinersAfter(await this.options.services.store.headPosition());
   }
 
-  /** the withdrawals of the work list the book has not read yet (joined since the last pass, or this processor just started) */
-  private async readNewcomers(): Promise<void> {
+  protected override lockGivenUp(): void {
+    this.open.markJoinersAfter(null);
+  }
+
+  /** the organization's open withdrawals, in the order they became ready, for a payout batch (which may sign any of them: their marks dropped) */
+  private openOf(orgId: string): string[] {
+    const ids = this.open.ids().filter((id) => this.open.orgOf(id) === orgId);
+    this.open.dropMarks(ids);
+    return ids;
+  }
+
+  /**
+   * The work list as this pass takes it, each withdrawal of it known to the book: one it does not
+   * know is read, unless it joined marked (ready after the lock was taken: nothing recorded for it)
+   */
+  private async readNewcomers(): Promise<string[]> {
     const { store } = this.options.services;
-    for (const id of this.open.ids()) {
+    const ids = this.open.ids();
+    for (const id of ids) {
+      const unrecorded = this.open.takeMark(id);
       if (this.inFlight.knows(id)) continue;
+      if (unrecorded) {
+        this.inFlight.noteUnsigned(id);
+        continue;
+      }
       const { state } = await loadAggregate(store, streams.withdrawal(id), withdrawalDecider);
       this.inFlight.note(id, state);
     }
+    return ids;
   }
 
   /** one pass over the open list, then the list saved at the position it was followed to (only the lock's holder passes) */
   protected async pass(): Promise<PassResult> {
     await this.open.follow(this.stopController.signal);
-    await this.readNewcomers();
-    const result = await this.advanceOpen();
+    const ids = await this.readNewcomers();
+    const result = await this.advanceOpen(ids);
     await this.open.saveCheckpoint(this.options.services.clock());
     this.logStarted();
     return result;
@@ -105,14 +140,15 @@ export class WithdrawalProcessor extends ChainPassWorker {
       ));
   }
 
-  private async advanceOpen(): Promise<PassResult> {
+  /** `ids`: the work list as the pass took it (one that joins meanwhile waits for the next pass) */
+  private async advanceOpen(ids: readonly string[]): Promise<PassResult> {
     this.payoutBatches?.startPass();
     const { services } = this.options;
     const policy = inFlightPolicyOf(services.chain.family);
     const result = emptyPassResult();
     const busy = new Set<string>();
     const head = this.headOfPass();
-    for (const id of this.open.ids()) {
+    for (const id of ids) {
       if (this.stopController.signal.aborted) break;
       const orgId = this.open.orgOf(id);
       if (orgId === undefined) continue; // left the list since the pass began
