@@ -12,8 +12,11 @@ export type UnnestColumn<Row> = readonly [name: keyof Row & string, type: string
 export const unnestRows = <Row>(rows: readonly Row[], columns: readonly UnnestColumn<Row>[], alias: string): RawBuilder<unknown> =>
   sql`unnest(${sql.join(columns.map(([name, type]) => sql`${rows.map((row) => row[name])}::${sql.raw(type)}[]`))}) as ${sql.id(alias)} (${sql.join(columns.map(([name]) => sql.id(name)))})`;
 
-/** `insert into table (columns) select … from unnest(…)`: rows inserted with one parameter per column (an `on conflict` may follow). */
-export const insertRows = <Row>(table: keyof Database & string, rows: readonly Row[], columns: readonly UnnestColumn<Row>[]): RawBuilder<unknown> =>
+/**
+ * `insert into table (columns) select … from unnest(…)`: rows inserted with one parameter per column (an `on conflict` may follow).
+ * `Tables`: the tables `table` is one of (the read model's, unless a worker's own are named).
+ */
+export const insertRows = <Row, Tables = Database>(table: keyof Tables & string, rows: readonly Row[], columns: readonly UnnestColumn<Row>[]): RawBuilder<unknown> =>
   sql`insert into ${sql.id(table)} (${sql.join(columns.map(([name]) => sql.id(name)))}) select * from ${unnestRows(rows, columns, 'row')}`;
 
 /**

@@ -1,4 +1,4 @@
-import type { ColumnType, Kysely, Transaction } from 'kysely';
+import { sql, type ColumnType, type Kysely, type Transaction } from 'kysely';
 import { loadAggregate } from '../../application/command-handler.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import type { Database } from '../../db/database.js';
@@ -9,11 +9,21 @@ import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
 import { SharedEventsReader, type SharedEventsConsumer } from '../shared-events-reader.js';
 import { awaitingApprovalsOf, type AwaitingApprovals } from './awaiting-approvals.js';
 import { checkpointPosition, inSlices, saveCheckpoint, type CheckpointTable } from '../worker-checkpoint.js';
+import { insertRows, type UnnestColumn } from '../../db/unnest-rows.js';
 
 /** Tables of migration 20261126T0700-withdrawal-processor-checkpoints; bigint columns travel as decimal strings. */
 interface ProcessorCheckpointDatabase {
   withdrawal_processor_open: { chain_id: string; withdrawal_id: string; org_id: string; ready_position: ColumnType<string, string, string> };
 }
+
+/** a row of withdrawal_processor_open as written (its bigint as a decimal string) */
+type OpenRow = { chain_id: string; withdrawal_id: string; org_id: string; ready_position: string };
+const OPEN_ROW_COLUMNS: UnnestColumn<OpenRow>[] = [
+  ['chain_id', 'text'],
+  ['withdrawal_id', 'text'],
+  ['org_id', 'text'],
+  ['ready_position', 'bigint'],
+];
 
 /** the events that make a withdrawal ready to process: requested with one signer, or approved to the threshold */
 const READY_TYPES = ['WithdrawalRequested', 'WithdrawalApproved'];
@@ -226,15 +236,13 @@ export class OpenWithdrawals implements SharedEventsConsumer {
 
   private async write(trx: Transaction<ProcessorCheckpointDatabase>, changes: [string, OpenWithdrawal | null][]): Promise<void> {
     const chain_id = this.services.chain.id;
-    const opened = changes.flatMap(([id, entry]) => (entry ? [{ chain_id, withdrawal_id: id, org_id: entry.orgId, ready_position: entry.readyPosition.toString() }] : []));
+    const opened = changes.flatMap(([id, entry]): OpenRow[] => (entry ? [{ chain_id, withdrawal_id: id, org_id: entry.orgId, ready_position: entry.readyPosition.toString() }] : []));
+    // one array parameter per column: one statement text, whatever the number of rows (a VALUES list takes a parameter per cell)
     for (const rows of inSlices(opened)) {
-      await trx
-        .insertInto('withdrawal_processor_open')
-        .values(rows)
-        .onConflict((conflict) => conflict.columns(['chain_id', 'withdrawal_id']).doUpdateSet((eb) => ({ org_id: eb.ref('excluded.org_id'), ready_position: eb.ref('excluded.ready_position') })))
-        .execute();
+      await sql`${insertRows<OpenRow, ProcessorCheckpointDatabase>('withdrawal_processor_open', rows, OPEN_ROW_COLUMNS)}
+        on conflict (chain_id, withdrawal_id) do update set org_id = excluded.org_id, ready_position = excluded.ready_position`.execute(trx);
     }
     const finished = changes.flatMap(([id, entry]) => (entry ? [] : [id]));
-    for (const ids of inSlices(finished)) await trx.deleteFrom('withdrawal_processor_open').where('chain_id', '=', chain_id).where('withdrawal_id', 'in', ids).execute();
+    for (const ids of inSlices(finished)) await sql`delete from withdrawal_processor_open where chain_id = ${chain_id} and withdrawal_id = any(${ids}::text[])`.execute(trx);
   }
 }
