@@ -1,8 +1,8 @@
-import type { RecordedEvent, ScannedRead, Subscription } from './port.js';
+import type { EventWithoutMetadata, ScannedRead, Subscription } from './port.js';
 
-export interface PollingSource {
+export interface PollingSource<Event extends EventWithoutMetadata> {
   /** the events the subscription takes strictly after `afterPosition`, in global order, at most `maxCount`, and how far the read looked (the port's readAllScanned) */
-  read(afterPosition: bigint, maxCount: number): Promise<ScannedRead>;
+  read(afterPosition: bigint, maxCount: number): Promise<ScannedRead<Event>>;
   /** resolves when new events may exist (a notification or a poll interval) */
   waitForMore(): Promise<void>;
 }
@@ -15,16 +15,16 @@ export interface PollingSource {
  * it was cut short): a subscription to quiet categories does not walk again, at every read, what the
  * busy ones appended since its last event.
  */
-export const pollingSubscription = (
-  source: PollingSource,
+export const pollingSubscription = <Event extends EventWithoutMetadata>(
+  source: PollingSource<Event>,
   options: { afterPosition: bigint; maxBatchSize: number },
-): Subscription => {
+): Subscription<Event> => {
   let position = options.afterPosition;
   let closed = false;
   let wakeClosed: () => void = () => undefined;
   const closedSignal = new Promise<void>((resolve) => (wakeClosed = resolve));
 
-  const next = async (): Promise<IteratorResult<RecordedEvent[]>> => {
+  const next = async (): Promise<IteratorResult<Event[]>> => {
     while (!closed) {
       const { events: batch, scannedTo } = await source.read(position, options.maxBatchSize);
       if (closed) break;

@@ -51,6 +51,21 @@ export interface RecordedEvent {
 export type EventBody = Omit<RecordedEvent, 'metadata' | 'recordedAt'>;
 
 /**
+ * An event without its metadata: what the projections read as they follow the store (their
+ * tables are built from the events' types and data, their lag measured from the recorded time),
+ * for less than a whole event costs to read, send and decode.
+ */
+export type EventWithoutMetadata = Omit<RecordedEvent, 'metadata'>;
+
+/**
+ * The option of a scanned read or a subscription that leaves each event's metadata out: its
+ * events are EventWithoutMetadata (an adapter may carry the metadata anyway).
+ */
+export interface WithoutMetadata {
+  metadata: false;
+}
+
+/**
  * One stream of an append. With no events it is a check: the stream must stand at
  * `expectedRevision` (a revision, or `no_stream`) when the others are written, atomically with
  * them, or the whole append is refused with WrongExpectedRevisionError; nothing is written to it.
@@ -100,8 +115,8 @@ export interface ReadAllOptions {
 }
 
 /** A read of all events (or of a filter's) and how far it looked. */
-export interface ScannedRead {
-  events: RecordedEvent[];
+export interface ScannedRead<Event extends EventWithoutMetadata = RecordedEvent> {
+  events: Event[];
   /**
    * The read found every event its filter takes after its `afterPosition` up to this position
    * (never before `afterPosition`): the last event's position when the read was full (`maxCount`
@@ -124,7 +139,7 @@ export interface SubscribeOptions {
  * A subscription to all events, delivered in global order as batches: catch-up first, then live.
  * It never skips an event and never delivers one twice within a subscription.
  */
-export interface Subscription extends AsyncIterable<RecordedEvent[]> {
+export interface Subscription<Event extends EventWithoutMetadata = RecordedEvent> extends AsyncIterable<Event[]> {
   /** ends the iteration; pending `next()` calls resolve with `done` */
   close(): Promise<void>;
 }
@@ -167,11 +182,13 @@ export interface EventStore {
   streamRevisions(streams: readonly string[]): Promise<(bigint | null)[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** readAll, answering also the position up to which it found every event it takes (ScannedRead) */
+  readAllScanned(options: ReadAllOptions & WithoutMetadata): Promise<ScannedRead<EventWithoutMetadata>>;
   readAllScanned(options?: ReadAllOptions): Promise<ScannedRead>;
   /** readAll's events without their metadata and recorded time (a rebuild reads the whole store this way) */
   readAllBodies(options?: ReadAllOptions): Promise<EventBody[]>;
   /** position of the newest event, or 0n when the store is empty */
   headPosition(): Promise<bigint>;
+  subscribeToAll(options: SubscribeOptions & WithoutMetadata): Subscription<EventWithoutMetadata>;
   subscribeToAll(options?: SubscribeOptions): Subscription;
   /** true when the store answers */
   ping(): Promise<boolean>;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { EventWithoutMetadata } from '../eventstore/port.js';
 import { sessionTransaction } from '../db/session-transaction.js';
 import { applyEvents, liveOutbox, type BatchMemory, type Projection } from './projection.js';
 
@@ -44,7 +44,7 @@ const CHECKPOINT_MOVED = 'LGCKM';
 export const applyBatch = async (
   session: ProjectionSession,
   projection: Projection,
-  batch: RecordedEvent[],
+  batch: EventWithoutMetadata[],
   expectedPosition: bigint,
   memory?: BatchMemory,
 ): Promise<bigint> => {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { databaseOnClient, type Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
-import type { EventStore, Subscription } from '../eventstore/port.js';
+import type { EventStore, EventWithoutMetadata, Subscription } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
 import { applyBatch, CheckpointMovedError, projectionSession, readCheckpoint, RESET_CHANNEL } from './checkpoint.js';
 import { BatchMemory, LIVE_REMEMBERED_ENTRIES, type Projection } from './projection.js';
@@ -47,7 +47,7 @@ export class ProjectionRunner {
   state: RunnerState = 'idle';
   position = 0n;
   private readonly stopController = new AbortController();
-  private subscription: Subscription | null = null;
+  private subscription: Subscription<EventWithoutMetadata> | null = null;
   private running: Promise<void> | null = null;
   private readonly logger: Logger;
 

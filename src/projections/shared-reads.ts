@@ -1,14 +1,14 @@
-import { matchesEventFilter, type EventFilter, type EventStore, type RecordedEvent, type Subscription } from '../eventstore/port.js';
+import { matchesEventFilter, type EventFilter, type EventStore, type EventWithoutMetadata, type Subscription } from '../eventstore/port.js';
 import { unionOf } from './rebuild-pass.js';
 
 /** A follower's batches, and the events handed to it that its next batch would bring. */
-export interface FollowedEvents extends Subscription {
+export interface FollowedEvents extends Subscription<EventWithoutMetadata> {
   /**
    * Takes, at most `maxCount`, the events already handed that follow the last batch (none while it
    * still has events to read on its own first): a runner whose next batch was ready before it
    * finished the last one applies what came meanwhile with it, in one transaction instead of two.
    */
-  takeQueued(maxCount: number): RecordedEvent[];
+  takeQueued(maxCount: number): EventWithoutMetadata[];
 }
 
 export interface FollowOptions {
@@ -20,19 +20,19 @@ export interface FollowOptions {
 
 /** One read of the store, subscribed for every follower at the head, handed to each in turn. */
 interface Feed {
-  subscription: Subscription;
+  subscription: Subscription<EventWithoutMetadata>;
   /** the last position it handed out (or started after): it has no more events its filter takes up to there */
   handedTo: bigint;
 }
 
 interface Follower {
   readonly filter: EventFilter | undefined;
-  readonly takes: (event: RecordedEvent) => boolean;
+  readonly takes: (event: EventWithoutMetadata) => boolean;
   readonly maxBatchSize: number;
   /** every event it takes up to here has been delivered, is in `queue` or (below `gap.to`) is still to read on its own */
   handedTo: bigint;
   /** events the feed handed it, in order, waiting for its next batch */
-  queue: RecordedEvent[];
+  queue: EventWithoutMetadata[];
   /** the feed it is handed events by; null: it reads on its own */
   feed: Feed | null;
   /** joined a feed that had read past it: the events it takes in (from, to] it reads on its own first */
@@ -111,7 +111,7 @@ export class SharedProjectionReads {
     };
   }
 
-  private async next(follower: Follower): Promise<IteratorResult<RecordedEvent[]>> {
+  private async next(follower: Follower): Promise<IteratorResult<EventWithoutMetadata[]>> {
     while (!follower.closed) {
       if (follower.gap) {
         const events = await this.readGap(follower, follower.gap);
@@ -135,11 +135,11 @@ export class SharedProjectionReads {
 
   private async readOwn(follower: Follower, afterPosition: bigint) {
     this.ownReads++;
-    return this.store.readAllScanned({ afterPosition, maxCount: follower.maxBatchSize, filter: follower.filter });
+    return this.store.readAllScanned({ afterPosition, maxCount: follower.maxBatchSize, filter: follower.filter, metadata: false });
   }
 
   /** the events it takes in (gap.from, gap.to]: the gap is closed once a read looked past gap.to or was cut short */
-  private async readGap(follower: Follower, gap: { from: bigint; to: bigint }): Promise<RecordedEvent[]> {
+  private async readGap(follower: Follower, gap: { from: bigint; to: bigint }): Promise<EventWithoutMetadata[]> {
     const { events, scannedTo } = await this.readOwn(follower, gap.from);
     const inGap = events.filter((event) => event.position <= gap.to);
     const last = inGap.length > 0 ? inGap[inGap.length - 1]!.position : gap.from;
@@ -170,7 +170,7 @@ export class SharedProjectionReads {
   private startFeed(afterPosition: bigint): void {
     const batchSize = this.options.batchSize ?? 1000;
     const maxQueued = this.options.maxQueued ?? 4 * batchSize;
-    const feed: Feed = { subscription: this.store.subscribeToAll({ afterPosition, filter: this.union, maxBatchSize: batchSize }), handedTo: afterPosition };
+    const feed: Feed = { subscription: this.store.subscribeToAll({ afterPosition, filter: this.union, maxBatchSize: batchSize, metadata: false }), handedTo: afterPosition };
     this.feed = feed;
     this.feedsStarted++;
     void (async () => {
@@ -194,7 +194,7 @@ export class SharedProjectionReads {
     })();
   }
 
-  private hand(follower: Follower, batch: readonly RecordedEvent[], maxQueued: number): void {
+  private hand(follower: Follower, batch: readonly EventWithoutMetadata[], maxQueued: number): void {
     const taken = batch.filter((event) => event.position > follower.handedTo && follower.takes(event));
     const last = batch[batch.length - 1]!.position;
     if (last > follower.handedTo) follower.handedTo = last;

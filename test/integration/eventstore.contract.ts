@@ -300,6 +300,31 @@ export const describeEventStoreContract = (
       }
     });
 
+    it('reads and subscribes without metadata: the same events, in the same order, as far, with everything but their metadata', async () => {
+      const { one, two, before } = await appendToTwoCategories();
+      const withoutMetadata = (events: RecordedEvent[]) => events.map(({ id, stream, revision, position, type, data, recordedAt }) => expect.objectContaining({ id, stream, revision, position, type, data, recordedAt }));
+      for (const options of [
+        { afterPosition: before, filter: { categories: [one] } },
+        { afterPosition: before, filter: { categories: [one, two], types: ['Opened'] } },
+        { afterPosition: before, maxCount: 2, filter: { categories: [two, one] } },
+      ]) {
+        const whole = await store.readAllScanned(options);
+        const lean = await store.readAllScanned({ ...options, metadata: false });
+        expect(whole.events.length).toBeGreaterThan(0);
+        expect(lean.events).toEqual(withoutMetadata(whole.events));
+        expect(lean.scannedTo >= whole.scannedTo).toBe(true);
+      }
+      const whole = await store.readAll({ afterPosition: before, filter: { categories: [one, two] } });
+      const subscription = store.subscribeToAll({ afterPosition: before, filter: { categories: [one, two] }, maxBatchSize: 2, metadata: false });
+      const delivered = [];
+      for await (const batch of subscription) {
+        delivered.push(...batch);
+        if (delivered.length >= whole.length) break;
+      }
+      await subscription.close();
+      expect(delivered).toEqual(withoutMetadata(whole));
+    });
+
     it('delivers every event exactly once, in global order, to a subscriber racing 8 writers (10,000 events)', async () => {
       const category = uniqueCategory('race');
       const total = 10_000;

@@ -1,14 +1,28 @@
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
 import { EventStoreUnavailableError } from '../errors.js';
-import { writtenStreams, type EventBody, type EventFilter, type EventStore, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type ScannedRead, type StreamAppend } from '../port.js';
+import {
+  writtenStreams,
+  type EventBody,
+  type EventFilter,
+  type EventStore,
+  type EventWithoutMetadata,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type ScannedRead,
+  type StreamAppend,
+  type SubscribeOptions,
+  type Subscription,
+  type WithoutMetadata,
+} from '../port.js';
 import { pollingSubscription } from '../polling-subscription.js';
 import { createPool } from '../../db/pool.js';
 import { poolHealth } from '../../db/pool-health.js';
 import { GroupCommitAppender } from './append.js';
 import { AppendNotifications, type ReadSeen } from './notifications.js';
 import { StreamChangeFeed } from './stream-changes.js';
-import { EVENT_BODY_COLUMNS, EVENT_COLUMNS, toEventBody, toRecordedEvent, type EventRow } from './rows.js';
+import { EVENT_BODY_COLUMNS, EVENT_COLUMNS, EVENT_COLUMNS_WITHOUT_METADATA, toEventBody, toEventWithoutMetadata, toRecordedEvent, type EventRow } from './rows.js';
 
 const DEFAULT_READ_COUNT = 1000;
 const MAX_READ_COUNT = 10_000;
@@ -114,18 +128,19 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
    * every position up to that head (positions commit in order), whatever its filter skipped. The
    * rows are put in position order here, not by a second sort in the server (which copied every
    * row, JSON and all, once more): they arrive in it already, and sorting rows in order costs one
-   * comparison each.
+   * comparison each. Without metadata (`metadata: false`) the events' metadata is not read.
    */
-  const readAllScanned = async (options: ReadAllOptions = {}): Promise<ScannedRead> => {
+  const scan = async (options: ReadAllOptions & Partial<WithoutMetadata>): Promise<ScannedRead<EventWithoutMetadata>> => {
     const after = options.afterPosition ?? 0n;
     const maxCount = boundedCount(options.maxCount);
     const params: unknown[] = [after.toString(), maxCount];
     const { where, order } = readCondition(options.filter, params);
+    const withoutMetadata = options.metadata === false;
     const rows = await query<EventRow & { head: string | null; global_position: string | null }>(
       `select snapshot.head::text as head, batch.*
          from (select max(position) as head from eventstore.events) as snapshot
          left join lateral (
-           select ${EVENT_COLUMNS} from eventstore.events
+           select ${withoutMetadata ? EVENT_COLUMNS_WITHOUT_METADATA : EVENT_COLUMNS} from eventstore.events
             where ${where}
             order by ${order} limit $2
          ) as batch on true`,
@@ -133,12 +148,38 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     );
     const events = rows
       .filter((row) => row.global_position !== null)
-      .map(toRecordedEvent)
+      .map(withoutMetadata ? toEventWithoutMetadata : toRecordedEvent)
       .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
     if (events.length === maxCount) return { events, scannedTo: events[events.length - 1]!.position };
     const head = BigInt(rows[0]?.head ?? 0);
     return { events, scannedTo: head > after ? head : after };
   };
+  function readAllScanned(options: ReadAllOptions & WithoutMetadata): Promise<ScannedRead<EventWithoutMetadata>>;
+  function readAllScanned(options?: ReadAllOptions): Promise<ScannedRead>;
+  function readAllScanned(options: ReadAllOptions & Partial<WithoutMetadata> = {}): Promise<ScannedRead<EventWithoutMetadata>> {
+    return scan(options);
+  }
+
+  function subscribeToAll(options: SubscribeOptions & WithoutMetadata): Subscription<EventWithoutMetadata>;
+  function subscribeToAll(options?: SubscribeOptions): Subscription;
+  function subscribeToAll(options: SubscribeOptions & Partial<WithoutMetadata> = {}): Subscription<EventWithoutMetadata> {
+    // what the last read saw: the notifications counted before it, and how far it looked, so
+    // that only a notification of a later append wakes the next wait
+    let seen: ReadSeen = { count: notifications.count };
+    const { filter, metadata } = options;
+    return pollingSubscription(
+      {
+        read: async (afterPosition, maxCount) => {
+          const count = notifications.count;
+          const read = await scan({ afterPosition, maxCount, filter, metadata });
+          seen = { count, scannedTo: read.scannedTo };
+          return read;
+        },
+        waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seen),
+      },
+      { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
+    );
+  }
 
   const readStream = async (stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
     const backwards = options.direction === 'backwards';
@@ -172,23 +213,7 @@ const readsOn = (pool: pg.Pool, notifications: AppendNotifications) => {
     readStream,
     streamRevision: async (stream: string) => (await streamRevisions([stream]))[0]!,
     streamRevisions,
-    subscribeToAll: (options: Parameters<EventStore['subscribeToAll']>[0] = {}) => {
-      // what the last read saw: the notifications counted before it, and how far it looked, so
-      // that only a notification of a later append wakes the next wait
-      let seen: ReadSeen = { count: notifications.count };
-      return pollingSubscription(
-        {
-          read: async (afterPosition, maxCount) => {
-            const count = notifications.count;
-            const read = await readAllScanned({ afterPosition, maxCount, filter: options.filter });
-            seen = { count, scannedTo: read.scannedTo };
-            return read;
-          },
-          waitForMore: () => notifications.wait(LIVE_POLL_INTERVAL_MS, seen),
-        },
-        { afterPosition: options.afterPosition ?? 0n, maxBatchSize: boundedCount(options.maxBatchSize ?? 500) },
-      );
-    },
+    subscribeToAll,
     ping: () => health.answers('select 1 from eventstore.events limit 1'),
   };
 };

@@ -1,4 +1,4 @@
-import type { EventBody, EventMetadata, RecordedEvent } from '../port.js';
+import type { EventBody, EventMetadata, EventWithoutMetadata, RecordedEvent } from '../port.js';
 
 export interface EventRow {
   global_position: string;
@@ -18,7 +18,10 @@ export interface EventRow {
  */
 export const EVENT_BODY_COLUMNS = `position::text as global_position, stream_id, revision::text as stream_revision, event_id::text as event_id, type, data`;
 
-export const EVENT_COLUMNS = `${EVENT_BODY_COLUMNS}, metadata, recorded_at`;
+/** An event's columns without the metadata (what the projections' reads take: no JSON to encode, send and decode for it). */
+export const EVENT_COLUMNS_WITHOUT_METADATA = `${EVENT_BODY_COLUMNS}, recorded_at`;
+
+export const EVENT_COLUMNS = `${EVENT_COLUMNS_WITHOUT_METADATA}, metadata`;
 
 export const toEventBody = (row: Omit<EventRow, 'metadata' | 'recorded_at'>): EventBody => ({
   id: row.event_id,
@@ -28,5 +31,7 @@ export const toEventBody = (row: Omit<EventRow, 'metadata' | 'recorded_at'>): Ev
   type: row.type,
   data: row.data,
 });
+
+export const toEventWithoutMetadata = (row: Omit<EventRow, 'metadata'>): EventWithoutMetadata => ({ ...toEventBody(row), recordedAt: row.recorded_at });
 
 export const toRecordedEvent = (row: EventRow): RecordedEvent => ({ ...toEventBody(row), metadata: row.metadata, recordedAt: row.recorded_at });
