@@ -1,11 +1,11 @@
-import type { EventFilter, EventStore, RecordedEvent } from '../eventstore/port.js';
+import type { EventFilter, EventStore, EventWithoutMetadata } from '../eventstore/port.js';
 
 /** A fold of the events a shared reader follows (one chain worker's state), handed every batch the reader reads. */
 export interface SharedEventsConsumer {
   /** the position its state is folded up to: it skips the events at or before it */
   readonly position: bigint;
   /** folds in the events after its position, then stands at the batch's last position (the next batch waits for it) */
-  take(batch: readonly RecordedEvent[]): void | Promise<void>;
+  take(batch: readonly EventWithoutMetadata[]): void | Promise<void>;
 }
 
 interface Waiter {
@@ -120,7 +120,7 @@ export class SharedEventsReader {
       const taking = [...this.consumers].filter((consumer) => !failed.has(consumer));
       if (taking.length === 0) return failed;
       const afterPosition = taking.map((consumer) => this.readFrom(consumer)).reduce((lowest, position) => (position < lowest ? position : lowest));
-      const { events: batch, scannedTo } = await this.store.readAllScanned({ afterPosition, maxCount: this.batchSize, filter: this.filter });
+      const { events: batch, scannedTo } = await this.store.readAllScanned({ afterPosition, maxCount: this.batchSize, filter: this.filter, metadata: false });
       this.eventsRead += batch.length;
       for (const consumer of taking) {
         try {

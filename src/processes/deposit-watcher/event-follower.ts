@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../eventstore/port.js';
+import type { EventWithoutMetadata } from '../../eventstore/port.js';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { depositKey, type DepositDetails } from '../../domain/deposit/deposit.js';
 import { FollowerChanges, type FollowerSnapshot, type WatcherCheckpoints } from './checkpoint.js';
@@ -70,7 +70,7 @@ export class ChainEventFollower implements FollowedEventsConsumer {
   }
 
   /** a batch the shared reader read: the events after this follower's position folded in */
-  take(batch: readonly RecordedEvent[]): void {
+  take(batch: readonly EventWithoutMetadata[]): void {
     let taken = 0;
     for (const event of batch) {
       if (event.position <= this.folded) continue;
@@ -127,7 +127,7 @@ export class ChainEventFollower implements FollowedEventsConsumer {
     this.startedFrom = snapshot.position;
   }
 
-  private apply(event: RecordedEvent): void {
+  private apply(event: EventWithoutMetadata): void {
     if (event.type === 'DerivationIndexAssigned') {
       if (this.organizationWallets && event.data.space === this.organizationWallets.space) {
         for (const address of this.organizationWallets.addressesAt(Number(event.data.index))) {

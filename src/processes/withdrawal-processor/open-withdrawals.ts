@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.js';
 import { streamCategories, streams } from '../../domain/streams.js';
 import { withdrawalDecider } from '../../domain/withdrawal/decide.js';
 import type { WithdrawalEvent } from '../../domain/withdrawal/withdrawal.js';
-import type { EventStore, RecordedEvent } from '../../eventstore/port.js';
+import type { EventStore, EventWithoutMetadata } from '../../eventstore/port.js';
 import { SharedEventsReader, type SharedEventsConsumer } from '../shared-events-reader.js';
 import { awaitingApprovalsOf, type AwaitingApprovals } from './awaiting-approvals.js';
 import { checkpointPosition, inSlices, saveCheckpoint, type CheckpointTable } from '../worker-checkpoint.js';
@@ -147,7 +147,7 @@ export class OpenWithdrawals implements SharedEventsConsumer {
   }
 
   /** a batch the shared reader read: the events after this list's position folded in, one after the other */
-  async take(batch: readonly RecordedEvent[]): Promise<void> {
+  async take(batch: readonly EventWithoutMetadata[]): Promise<void> {
     const { store, chain } = this.services;
     for (const recorded of batch) {
       if (recorded.position <= this.folded) continue;
