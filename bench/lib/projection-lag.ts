@@ -15,13 +15,15 @@ export interface LagSampler {
    * Stops reading new positions, keeps reading checkpoints until every position seen is resolved
    * (or `drainMs` passed), and answers the lags (ms) and how many stayed unresolved.
    */
-  stop(drainMs: number): Promise<{ lagsMs: number[]; unresolved: number; samples: number }>;
+  stop(drainMs: number): Promise<{ lagsMs: number[]; unresolved: number; samples: number; byProjection: Map<string, number[]> }>;
 }
 
 interface Owed {
   seenAtMs: number;
   /** projection name → the position its checkpoint must reach */
   targets: Map<string, bigint>;
+  /** the projections whose checkpoint has not reached its target yet */
+  pending: Set<string>;
 }
 
 const selects = (filter: EventFilter | undefined, category: string, type: string) =>
@@ -38,6 +40,8 @@ export const startLagSampler = async (db: ServiceDb): Promise<LagSampler> => {
   const lastSelected = new Map<string, bigint>();
   const owed: Owed[] = [];
   const lagsMs: number[] = [];
+  /** per projection: the time until its own checkpoint reached each position's target */
+  const byProjection = new Map<string, number[]>(projections.map(({ name }) => [name, []]));
   let samples = 0;
   let accepting = true;
   let deadlineMs = Number.POSITIVE_INFINITY;
@@ -59,19 +63,20 @@ export const startLagSampler = async (db: ServiceDb): Promise<LagSampler> => {
         for (const projection of projections) if (selects(projection.filter, event.category, event.type)) lastSelected.set(projection.name, position);
       }
       head = BigInt(events[events.length - 1]!.position);
-      owed.push({ seenAtMs, targets: new Map(lastSelected) });
+      owed.push({ seenAtMs, targets: new Map(lastSelected), pending: new Set(lastSelected.keys()) });
     }
     const checkpoints = await db.query<{ name: string; position: string }>('select name, position::text from projection_checkpoints');
     const checkedAtMs = performance.now();
     const reached = new Map(checkpoints.map((row) => [row.name, BigInt(row.position)]));
-    // targets only grow with p, so positions resolve in order: stop at the first still owed
-    while (owed.length > 0) {
-      const first = owed[0]!;
-      const done = [...first.targets].every(([name, target]) => (reached.get(name) ?? 0n) >= target);
-      if (!done) break;
-      lagsMs.push(checkedAtMs - first.seenAtMs);
-      owed.shift();
+    for (const { seenAtMs, targets, pending } of owed) {
+      for (const name of pending) {
+        if ((reached.get(name) ?? 0n) < targets.get(name)!) continue;
+        pending.delete(name);
+        byProjection.get(name)?.push(checkedAtMs - seenAtMs);
+      }
     }
+    // targets only grow with p, so positions resolve in order: stop at the first still owed
+    while (owed.length > 0 && owed[0]!.pending.size === 0) lagsMs.push(checkedAtMs - owed.shift()!.seenAtMs);
     samples++;
   };
 
@@ -89,7 +94,7 @@ export const startLagSampler = async (db: ServiceDb): Promise<LagSampler> => {
       deadlineMs = performance.now() + drainMs;
       accepting = false;
       await loop;
-      return { lagsMs, unresolved: owed.length, samples };
+      return { lagsMs, unresolved: owed.length, samples, byProjection };
     },
   };
 };

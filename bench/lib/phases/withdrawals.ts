@@ -3,7 +3,7 @@ import { runLoad, summarizeLoad, type WithdrawalTemplate } from '../load.js';
 import type { BenchOrganization, TokenInfo } from '../organization.js';
 import { externalAddress } from '../organization.js';
 import { startLagSampler } from '../projection-lag.js';
-import { describeProjectionStages } from '../projection-stages.js';
+import { describeEventLoopDelay, describeProjectionLags, describeProjectionStages } from '../projection-stages.js';
 import { scrapeMetrics } from '../request-stages.js';
 import type { ServiceDb } from '../service-db.js';
 import { summarize, type LatencySummary } from '../stats.js';
@@ -76,7 +76,12 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   const loadMs = performance.now() - loadStartedAt;
   const cpuAfter = await options.cpuMs?.();
   const lag = await sampler.stop(30_000);
-  if (projectionsBefore && options.workersUrl) progress(`${options.name}: ${describeProjectionStages(projectionsBefore, await scrapeMetrics(options.workersUrl)).join('\n')}`);
+  if (projectionsBefore && options.workersUrl) {
+    const projectionsAfter = await scrapeMetrics(options.workersUrl);
+    progress(`${options.name}: ${describeProjectionStages(projectionsBefore, projectionsAfter).join('\n')}`);
+    progress(`${options.name}: ${describeEventLoopDelay(projectionsAfter)}`);
+  }
+  progress(`${options.name}: ${describeProjectionLags(lag.byProjection)}`);
   if ('error' in outcome) throw outcome.error;
   const { report } = outcome;
   const load = summarizeLoad(report);
