@@ -43,6 +43,8 @@ export abstract class ChainPassWorker {
   state: 'idle' | 'standby' | 'running' | 'failing' | 'stopped' = 'idle';
   protected readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
+  /** the session holding the chain's lock ended while this instance worked: the lock may be another's already */
+  private lockLost = false;
 
   protected constructor(
     private readonly worker: { name: string; chainId: string; lockNamespace: number; logger: Logger; options: ChainPassWorkerOptions },
@@ -60,6 +62,11 @@ export abstract class ChainPassWorker {
 
   /** called when the lock is given up (a stop, a pass that threw, the end of runPass): the tenure is over */
   protected lockGivenUp(): void {}
+
+  /** the item in hand is the last of the pass: a stop was asked for, or the lock's session was lost */
+  protected stopping(): boolean {
+    return this.stopController.signal.aborted || this.lockLost;
+  }
 
   /** the delay before an item that failed `attempts` times in a row is tried again */
   protected failureDelayMs(attempts: number): number {
@@ -96,9 +103,11 @@ export abstract class ChainPassWorker {
           logger.info(`${name}: active`);
           while (!signal.aborted) {
             await this.pass();
+            this.throwIfLockLost();
             failures = 0;
             const pollMs = options.pollMs ?? 1000;
             await pauseUnlessStopped(options.alignPasses ? msUntilNextTick(Date.now(), pollMs) : pollMs, signal);
+            this.throwIfLockLost();
           }
         });
         if (!active) {
@@ -116,13 +125,26 @@ export abstract class ChainPassWorker {
     }
   }
 
+  /** a lost lock ends the tenure as a failed pass does: retried, a new tenure if the lock is still (or again) free */
+  private throwIfLockLost(): void {
+    if (this.lockLost) throw new Error(`${this.worker.name}: the session holding the chain's lock was lost; working no further under it`);
+  }
+
+  /**
+   * Runs `work` holding the chain's lock: a tenure. Its session ending (the server ended it, the
+   * connection broke) frees the lock for a standby at once, so the tenure ends with the item in hand.
+   */
   private withLock(work: () => Promise<void>): Promise<boolean> {
     const { name, chainId, lockNamespace, logger, options } = this.worker;
-    return withSessionAdvisoryLock({ database: options.database, namespace: lockNamespace, key: chainId, applicationName: `${name}:${chainId}`, logger }, async () => {
+    return withSessionAdvisoryLock({ database: options.database, namespace: lockNamespace, key: chainId, applicationName: `${name}:${chainId}`, logger }, async (session) => {
+      this.lockLost = false;
+      const lost = () => (this.lockLost = true);
+      session.once('end', lost);
       try {
         await this.lockTaken();
         await work();
       } finally {
+        session.off('end', lost);
         this.lockGivenUp();
       }
     });

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeToken } from '../../src/catalog/tokens.js';
+import { applicationName } from '../../src/db/application-name.js';
 import { streams } from '../../src/domain/streams.js';
 import type { WithdrawalRecord } from '../../src/domain/withdrawal/withdrawal.js';
 import type { EventStore, StreamAppend } from '../../src/eventstore/port.js';
+import { WithdrawalProcessor } from '../../src/processes/withdrawal-processor/index.js';
 import { externalAddress, startChainWorkerFixture, type ChainWorkerFixture } from '../support/chain-workers.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -123,5 +125,30 @@ describe('the withdrawal processor reads a withdrawal it has not seen only when 
     const sent = await record(created.id);
     expect(sent).toMatchObject({ status: 'Processing', signedTransaction: recorded });
     expect(await fixture.devnet.gateway(XRP).transactionStatus(recorded.txHash)).toMatchObject({ status: 'pending' });
+  });
+
+  it('a processor whose lock session the server ended works no further under that lock: the tenure ends, and the lock is taken again as a new one', async () => {
+    class CountingTenures extends WithdrawalProcessor {
+      tenures = 0;
+      protected override async lockTaken(): Promise<void> {
+        this.tenures++;
+        await super.lockTaken();
+      }
+    }
+    const processor = new CountingTenures({ services: fixture.workerServices(XRP), database: fixture.infrastructure.databaseTarget, failureDelayMs: () => 0, pollMs: 50 });
+    processor.start();
+    try {
+      await waitUntil(() => processor.tenures === 1 && processor.state === 'running', 30_000, 'the processor to take the lock');
+      // the lock's session ends (an operator, a server restart): a standby could take the lock at once
+      const ended = await sql<{ ended: boolean }>`select pg_terminate_backend(pid) as ended from pg_stat_activity
+        where datname = current_database() and application_name = ${applicationName(`withdrawal-processor:${XRP}`)}`.execute(fixture.infrastructure.db);
+      expect(ended.rows).toEqual([{ ended: true }]);
+      await waitUntil(() => processor.tenures >= 2 && processor.state === 'running', 30_000, 'a new tenure');
+      // and it works under the new lock: a withdrawal that becomes ready now is sent
+      const created = await withdraw();
+      await waitUntil(async () => (await record(created.id)).status === 'Processing', 30_000, 'the withdrawal sent');
+    } finally {
+      await processor.stop();
+    }
   });
 });

@@ -62,7 +62,7 @@ export class Sweeper extends ChainPassWorker {
     }
     const result = emptyPassResult(rows.length);
     for (const row of rows) {
-      if (this.stopController.signal.aborted) break;
+      if (this.stopping()) break;
       const ref = { chainId: chain.id, txHash: row.tx_hash, index: row.output_index };
       try {
         // the pass's read of the sweep stands in for its first step's: this sweeper alone writes it while it holds the chain

@@ -149,7 +149,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
     const busy = new Set<string>();
     const head = this.headOfPass();
     for (const id of ids) {
-      if (this.stopController.signal.aborted) break;
+      if (this.stopping()) break;
       const orgId = this.open.orgOf(id);
       if (orgId === undefined) continue; // left the list since the pass began
       const retry = this.retries.get(id);
