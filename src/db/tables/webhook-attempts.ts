@@ -1,9 +1,11 @@
 import type { ColumnType } from 'kysely';
 
 /**
- * Every attempt to send a webhook delivery, for operators. The row is written when the attempt is
- * claimed (before the request) and completed when it ends; a row left without `finished_at`
- * belongs to a dispatcher that stopped mid-send, and is closed as interrupted when its lease expires.
+ * Every attempt to send a webhook delivery, for operators. The row is written once, when the
+ * attempt ends: by its sender with what happened, or as interrupted when its lease expired first
+ * (its dispatcher stopped mid-send) or a redelivery superseded it. `delivery_id` is a delivery of
+ * webhook_deliveries, which are never deleted; no foreign key checks it (each check cost an
+ * outcome a primary-key descent and a row lock per attempt).
  */
 export interface WebhookAttemptsTable {
   /** also the delivery's `claim_token` while the attempt is in flight */

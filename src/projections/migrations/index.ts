@@ -17,6 +17,7 @@ import * as webhookDeliveriesSeqByIdentity from './20261127T0200-webhook-deliver
 import * as webhookDeliveriesDueByOrganization from './20261127T0500-webhook-deliveries-due-by-organization.js';
 import * as webhookDeliveriesOneDueIndex from './20261127T0800-webhook-deliveries-one-due-index.js';
 import * as webhookDeliveriesLeaseOffIndex from './20261127T1100-webhook-deliveries-lease-off-index.js';
+import * as webhookAttemptsWithoutDeliveryKey from './20261127T1400-webhook-attempts-without-delivery-key.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -44,5 +45,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T0500-webhook-deliveries-due-by-organization': webhookDeliveriesDueByOrganization,
     '20261127T0800-webhook-deliveries-one-due-index': webhookDeliveriesOneDueIndex,
     '20261127T1100-webhook-deliveries-lease-off-index': webhookDeliveriesLeaseOffIndex,
+    '20261127T1400-webhook-attempts-without-delivery-key': webhookAttemptsWithoutDeliveryKey,
   },
 };
