@@ -29,6 +29,8 @@ const READ_POOL_SIZE = 2;
 
 /** how long a stop waits for the runners to finish their batches in flight before the thread is ended */
 const STOP_TIMEOUT_MS = 10_000;
+/** a thread that ran this long before it ended is started again after the shortest back-off */
+const HEALTHY_RUN_MS = 60_000;
 /**
  * The thread's heap, bounded as the process's is (`npm start`'s flags): what it holds live is the
  * runners' batches, the shared read's queues and the live runners' memories of what they wrote.
@@ -59,12 +61,19 @@ export const startProjectionThread = (options: ProjectionThreadOptions): { stop(
     else logger[message.level](message.msg, message.fields);
   };
   let current: Worker | null = null;
+  /** one thread's life: resolves when it ended (or could not start), whatever the cause */
   const runOnce = () =>
     new Promise<void>((resolve) => {
-      const thread = startModuleThread(new URL(`./projection-thread-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), {
-        workerData: data,
-        resourceLimits: RESOURCE_LIMITS,
-      });
+      let thread: Worker;
+      try {
+        thread = startModuleThread(new URL(`./projection-thread-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), {
+          workerData: data,
+          resourceLimits: RESOURCE_LIMITS,
+        });
+      } catch (error) {
+        logger.error('projections: the thread could not start', { error });
+        return resolve();
+      }
       current = thread;
       thread.on('message', onMessage);
       thread.on('error', (error) => logger.error('projections: the thread failed', { error }));
@@ -72,15 +81,15 @@ export const startProjectionThread = (options: ProjectionThreadOptions): { stop(
         current = null;
         resolve();
       });
-      // a stop asked before the thread listened is kept in its queue
-      if (stopping.signal.aborted) thread.postMessage('stop');
     });
   const running = (async () => {
     let failures = 0;
     while (!stopping.signal.aborted) {
+      const startedAtMs = Date.now();
       await runOnce();
       if (stopping.signal.aborted) break;
-      failures++;
+      // a thread that ran a while before it ended starts the back-off again from its first step
+      failures = Date.now() - startedAtMs > HEALTHY_RUN_MS ? 1 : failures + 1;
       logger.error('projections: the thread ended; starting it again', { failures });
       await pauseUnlessStopped(backoffDelayMs(failures, 250, 30_000), stopping.signal);
     }
