@@ -6,7 +6,7 @@
  * service's does: BENCH_PARKED (1,000,000) deliveries parked for organizations without a URL and
  * BENCH_DELIVERED (200,000) delivered ones with their attempts. Prints deliveries per second, this
  * process's CPU (dispatcher and receiver) and PostgreSQL's CPU per delivery (load-independent), and
- * the statements per delivery. BENCH_WEBHOOK_CONCURRENCY sets the dispatcher's sends in flight;
+ * the statements per delivery (their planning and buffers too). BENCH_WEBHOOK_CONCURRENCY sets the dispatcher's sends in flight;
  * BENCH_EXPLAIN=<file> keeps the analyzed plans of the slower statements, BENCH_CPU_PROFILE=<file>
  * a CPU profile of the sends. BENCH_WEBHOOK_TRICKLE (0) adds one more organization whose deliveries
  * fall due one by one, evenly over BENCH_WEBHOOK_TRICKLE_SECONDS (10), beside the backlog: the
@@ -79,8 +79,10 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const dataDir = await benchDataDir(lifecycle);
   // BENCH_EXPLAIN=<file>: the plans of the dispatcher's slower statements (auto_explain, analyzed, with buffers) copied there
   const explainTo = process.env.BENCH_EXPLAIN;
-  const explain = { shared_preload_libraries: 'pg_stat_statements,auto_explain', 'auto_explain.log_min_duration': '3', 'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on' };
-  const server = await startEmbeddedPostgres({ dataDir, logger, settings: explainTo ? explain : { shared_preload_libraries: 'pg_stat_statements' } });
+  // planning tracked too: the dispatcher's statements are planned at every call (in a steady stream, more time than they run)
+  const statistics = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' };
+  const explain = { ...statistics, shared_preload_libraries: 'pg_stat_statements,auto_explain', 'auto_explain.log_min_duration': '3', 'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on' };
+  const server = await startEmbeddedPostgres({ dataDir, logger, settings: explainTo ? explain : statistics });
   if (explainTo) lifecycle.onTeardown('copy the plans', () => fs.copyFile(path.join(dataDir, 'postgres.log'), explainTo));
   lifecycle.onTeardown('stop PostgreSQL', () => server.stop());
   const config = server.connection('ledgergate');

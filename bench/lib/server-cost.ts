@@ -21,6 +21,8 @@ export interface StatementRow {
   total_exec_time: number;
   /** shared buffers the statement read or found in memory, its triggers' included: work a loaded machine does not change */
   shared_blocks: string;
+  /** planning, ms over all calls; null where the server does not track it (pg_stat_statements.track_planning off) */
+  total_plan_time: number | null;
 }
 
 /** the statements of the current database since the last reset, most called first */
@@ -28,7 +30,9 @@ export const statementsSinceReset = async (client: pg.Client): Promise<Statement
   (
     await client.query<StatementRow>(
       `select query, calls::text as call_count, rows::text as row_count, total_exec_time,
-              (shared_blks_hit + shared_blks_read)::text as shared_blocks from pg_stat_statements
+              (shared_blks_hit + shared_blks_read)::text as shared_blocks,
+              case when current_setting('pg_stat_statements.track_planning')::boolean then total_plan_time end as total_plan_time
+         from pg_stat_statements
         where query not like '%pg_stat_%' and dbid = (select oid from pg_database where datname = current_database())
         order by pg_stat_statements.calls desc`,
     )
@@ -43,12 +47,13 @@ export const transactionCount = async (client: pg.Client): Promise<bigint> =>
 
 /** a markdown table of the statements, each per unit of work (`per` divides a count by the units) */
 export const statementTable = (statements: readonly StatementRow[], per: (value: number) => number, unit: string, limit = 25): string[] => [
-  `| calls per ${unit} | rows per call | ms per call | buffers per row | statement |`,
-  '|---:|---:|---:|---:|---|',
+  `| calls per ${unit} | rows per call | ms per call | planning ms per call | buffers per row | statement |`,
+  '|---:|---:|---:|---:|---:|---|',
   ...statements.slice(0, limit).map((row) => {
     const calls = Number(row.call_count);
     const buffersPerRow = Number(row.shared_blocks) / Math.max(Number(row.row_count), calls);
-    return `| ${per(calls).toFixed(3)} | ${(Number(row.row_count) / calls).toFixed(1)} | ${(row.total_exec_time / calls).toFixed(3)} | ${buffersPerRow.toFixed(1)} | ${shortened(row.query)} |`;
+    const planning = row.total_plan_time === null ? 'not tracked' : (row.total_plan_time / calls).toFixed(3);
+    return `| ${per(calls).toFixed(3)} | ${(Number(row.row_count) / calls).toFixed(1)} | ${(row.total_exec_time / calls).toFixed(3)} | ${planning} | ${buffersPerRow.toFixed(1)} | ${shortened(row.query)} |`;
   }),
 ];
 
