@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createPool } from '../db/pool.js';
 import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store.js';
@@ -6,7 +7,7 @@ import type { Logger, LogLevel } from '../log.js';
 import { allProjections } from './registry.js';
 import { ProjectionRunner } from './runner.js';
 import { SharedProjectionReads } from './shared-reads.js';
-import type { ProjectionThreadData, ProjectionThreadMessage } from './projection-thread.js';
+import type { ProjectionThreadData, ProjectionThreadMessage, ProjectionThreadRequest } from './projection-thread.js';
 
 /**
  * The projection thread (projection-thread.ts): every projection's runner and their shared read of
@@ -60,12 +61,26 @@ const runners = projections.map(
 );
 for (const runner of runners) runner.start();
 
-port.once('message', (message: 'stop') => {
-  if (message !== 'stop') return;
-  void (async () => {
-    await Promise.all(runners.map((runner) => runner.stop()));
-    await store.close();
-    await pool.end().catch(() => undefined);
-    port.close();
-  })();
+/** this thread's event-loop delay, sampled as the runtime's default metrics sample the main thread's */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+const loopDelaySeconds = () => {
+  const seconds = (nanoseconds: number) => nanoseconds / 1e9;
+  const answer = { p50: seconds(loopDelay.percentile(50)), p90: seconds(loopDelay.percentile(90)), p99: seconds(loopDelay.percentile(99)), max: seconds(loopDelay.max) };
+  loopDelay.reset();
+  return answer;
+};
+
+let stopped: Promise<void> | null = null;
+const stop = async () => {
+  loopDelay.disable();
+  await Promise.all(runners.map((runner) => runner.stop()));
+  await store.close();
+  await pool.end().catch(() => undefined);
+  port.close();
+};
+
+port.on('message', (message: ProjectionThreadRequest) => {
+  if (message.kind === 'loopDelay') post({ kind: 'loopDelay', id: message.id, seconds: loopDelaySeconds() });
+  else stopped ??= stop();
 });

@@ -3,7 +3,7 @@ import type { PoolTarget } from '../db/pool.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../lib/pause.js';
 import { startModuleThread } from '../lib/module-thread.js';
 import type { Logger, LogLevel } from '../log.js';
-import { recordProjectionBatch } from '../observability/metrics.js';
+import { observeProjectionThreadLoopDelay, recordProjectionBatch } from '../observability/metrics.js';
 
 /** What the projection thread is started with. */
 export interface ProjectionThreadData {
@@ -18,7 +18,12 @@ export interface ProjectionThreadData {
 /** What the projection thread tells the thread that started it. */
 export type ProjectionThreadMessage =
   | { kind: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
-  | { kind: 'batch'; projection: string; events: number; applySeconds: number; lastRecordedAt: Date };
+  | { kind: 'batch'; projection: string; events: number; applySeconds: number; lastRecordedAt: Date }
+  /** the answer to a `loopDelay` request: its event-loop delay since the last one, seconds by statistic */
+  | { kind: 'loopDelay'; id: number; seconds: Record<string, number> };
+
+/** What the projection thread is asked. */
+export type ProjectionThreadRequest = { kind: 'stop' } | { kind: 'loopDelay'; id: number };
 
 export interface ProjectionThreadOptions extends Omit<ProjectionThreadData, 'readPoolSize'> {
   logger: Logger;
@@ -31,6 +36,8 @@ const READ_POOL_SIZE = 2;
 const STOP_TIMEOUT_MS = 10_000;
 /** a thread that ran this long before it ended is started again after the shortest back-off */
 const HEALTHY_RUN_MS = 60_000;
+/** how long a scrape waits for the thread's event-loop delay before it leaves the figure out */
+const LOOP_DELAY_ANSWER_MS = 1000;
 /**
  * The thread's heap, bounded as the process's is (`npm start`'s flags): what it holds live is the
  * runners' batches, the shared read's queues and the live runners' memories of what they wrote.
@@ -56,11 +63,30 @@ export const startProjectionThread = (options: ProjectionThreadOptions): { stop(
     ...(options.eventStoreUrl ? { eventStoreUrl: options.eventStoreUrl } : {}),
     readPoolSize: READ_POOL_SIZE,
   };
+  let current: Worker | null = null;
+  const request = (thread: Worker, message: ProjectionThreadRequest) => thread.postMessage(message);
+  /** the scrapes waiting for the thread's event-loop delay, by request id */
+  const delayAsked = new Map<number, (seconds: Record<string, number> | null) => void>();
+  let lastDelayRequest = 0;
+  const stopObservingDelay = observeProjectionThreadLoopDelay(
+    () =>
+      new Promise((resolve) => {
+        if (!current) return resolve(null);
+        const id = ++lastDelayRequest;
+        const timer = setTimeout(() => delayAsked.get(id)?.(null), LOOP_DELAY_ANSWER_MS);
+        delayAsked.set(id, (seconds) => {
+          clearTimeout(timer);
+          delayAsked.delete(id);
+          resolve(seconds);
+        });
+        request(current, { kind: 'loopDelay', id });
+      }),
+  );
   const onMessage = (message: ProjectionThreadMessage) => {
     if (message.kind === 'batch') recordProjectionBatch(message.projection, message.events, message.applySeconds, message.lastRecordedAt);
+    else if (message.kind === 'loopDelay') delayAsked.get(message.id)?.(message.seconds);
     else logger[message.level](message.msg, message.fields);
   };
-  let current: Worker | null = null;
   /** one thread's life: resolves when it ended (or could not start), whatever the cause */
   const runOnce = () =>
     new Promise<void>((resolve) => {
@@ -97,9 +123,10 @@ export const startProjectionThread = (options: ProjectionThreadOptions): { stop(
   return {
     stop: async () => {
       stopping.abort();
+      stopObservingDelay();
       const thread: Worker | null = current;
       if (thread) {
-        thread.postMessage('stop');
+        request(thread, { kind: 'stop' });
         const timer = setTimeout(() => void thread.terminate(), STOP_TIMEOUT_MS);
         await running;
         clearTimeout(timer);

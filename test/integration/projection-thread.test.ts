@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { projectionBatchSize } from '../../src/observability/metrics.js';
+import { metricsRegistry, projectionBatchSize } from '../../src/observability/metrics.js';
 import { ORGANIZATIONS_PROJECTION, organizationsProjection } from '../../src/projections/organizations.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
@@ -28,6 +28,12 @@ describe('the projections follow the store live on a thread of their own', () =>
     expect(await batchesCounted(ORGANIZATIONS_PROJECTION)).toBeGreaterThan(batchesBefore);
     const active = service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'projection: active');
     expect(new Set(active.map((line) => line.projection))).toContain(ORGANIZATIONS_PROJECTION);
+  });
+
+  it("answers the thread's own event-loop delay in this thread's metrics", async () => {
+    const { values } = await metricsRegistry.getSingleMetric('ledgergate_projection_thread_eventloop_lag_seconds')!.get();
+    expect(values.map((value) => value.labels.stat).sort()).toEqual(['max', 'p50', 'p90', 'p99']);
+    for (const { value } of values) expect(value).toBeGreaterThanOrEqual(0);
   });
 
   /** a runner of the organizations projection beside the thread's: it can catch up only while no other holds the projection */
