@@ -8,6 +8,7 @@ import * as appendBatchChecks from './20261127T0900-append-batch-checks.js';
 import * as eventsWithoutTypeIndex from './20261127T1100-events-without-type-index.js';
 import * as appendBatchChecksNoEmptyCleanup from './20261127T1200-append-batch-checks-no-empty-cleanup.js';
 import * as appendBatchChecksStreamsWrittenOnce from './20261127T1400-append-batch-checks-streams-written-once.js';
+import * as appendBatchChecksHeadsAtLock from './20261127T1500-append-batch-checks-heads-at-lock.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -21,5 +22,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261127T1100-events-without-type-index': eventsWithoutTypeIndex,
     '20261127T1200-append-batch-checks-no-empty-cleanup': appendBatchChecksNoEmptyCleanup,
     '20261127T1400-append-batch-checks-streams-written-once': appendBatchChecksStreamsWrittenOnce,
+    '20261127T1500-append-batch-checks-heads-at-lock': appendBatchChecksHeadsAtLock,
   },
 };
