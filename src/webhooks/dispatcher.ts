@@ -50,6 +50,12 @@ const UNRECORDED_PER_SLOT = 4;
 const MAX_CLAIM_BATCH = 128;
 /** after a claim that came up short although something is due (rows locked by another dispatcher) */
 const CONTENDED_WAIT_MS = 10;
+/**
+ * After a claim that took all that was due (no backlog), the next waits at least this long, however
+ * soon a delivery falls due: in a steady stream each claim then takes what gathered meanwhile
+ * instead of one or two deliveries, and its statements (planned at every call) are shared by more.
+ */
+const SHORT_CLAIM_GAP_MS = 10;
 const failureWaitMs = (failures: number) => Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
 
 /**
@@ -145,6 +151,8 @@ export class WebhookDispatcher {
         waitMs = failureWaitMs(failures);
         this.logger.error('webhooks: dispatch failed; retrying', { error, failures, retryInMs: waitMs });
       }
+      // a wake meanwhile is not lost: it ends the wait below at once
+      if (!this.backlog && failures === 0 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, SHORT_CLAIM_GAP_MS));
       if (waitMs > 0) await this.wakeup.wait(waitMs);
     }
   }
