@@ -23,7 +23,7 @@ import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
 import { ProjectionRunner } from './projections/runner.js';
-import { startProjectionThread } from './projections/projection-thread.js';
+import { SharedProjectionReads } from './projections/shared-reads.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { observeService } from './observability/metrics.js';
 import { operationsFigures } from './projections/operations-figures.js';
@@ -102,9 +102,9 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   // background work reads on pools of its own (Infrastructure.roles): requests never queue behind it
   const { readSide, workers } = infrastructure.roles;
   const projections = allProjections();
-  // at start each projection catches up here (the first requests see current data); live, they follow on a thread of their own
-  const runners = projections.map((projection) => new ProjectionRunner({ projection, store: readSide.store, database: infrastructure.databaseTarget, logger }));
-  let projectionThread: ReturnType<typeof startProjectionThread> | null = null;
+  // one read of the store for every projection: an append wakes one read, not one per projection
+  const projectionReads = new SharedProjectionReads(readSide.store, projections.map(({ filter }) => filter));
+  const runners = projections.map((projection) => new ProjectionRunner({ projection, store: readSide.store, reads: projectionReads, database: infrastructure.databaseTarget, logger }));
   const dispatcher = new WebhookDispatcher({
     db: readSide.db,
     listen: infrastructure.databaseTarget,
@@ -213,7 +213,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
         await runner.catchUp(stopSignal);
         throwIfStopping(stopSignal);
       }
-      projectionThread = startProjectionThread({ database: infrastructure.databaseTarget, eventStoreUrl: config.EVENTSTORE_URL, logger });
+      for (const runner of runners) runner.start();
       dispatcher.start();
       devnet?.startProducer();
       watchers.start();
@@ -227,7 +227,7 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
         await watchers.stop();
         await sweepers.stop();
         await withdrawalProcessors.stop();
-        await projectionThread?.stop();
+        await Promise.all(runners.map((runner) => runner.stop()));
         await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
         await devnet?.stopProducer();
       }

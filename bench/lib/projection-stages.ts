@@ -27,14 +27,8 @@ export const describeProjectionLags = (byProjection: Map<string, number[]>): str
     })
     .join(', ')}`;
 
-/**
- * The event-loop delays in the process running the projections since its last scrape: its main
- * thread's (the runtime's own monitor) and the projection thread's (10-ms resolution both)
- */
+/** The event loop's delay in the process running the projections since its last scrape (the runtime's own monitor, 10-ms resolution) */
 export const describeEventLoopDelay = (samples: Map<string, number>): string => {
-  const ms = (seconds: number | undefined) => ((seconds ?? Number.NaN) * 1000).toFixed(1);
-  const stats = (read: (stat: string) => number | undefined) => `p50 ${ms(read('p50'))}, p90 ${ms(read('p90'))}, p99 ${ms(read('p99'))}, max ${ms(read('max'))} ms`;
-  const main = stats((stat) => samples.get(`nodejs_eventloop_lag_${stat}_seconds`));
-  const thread = stats((stat) => samples.get(`ledgergate_projection_thread_eventloop_lag_seconds{stat="${stat}"}`));
-  return `the workers' event-loop delay over the load: main thread ${main}; projection thread ${thread}`;
+  const ms = (name: string) => ((samples.get(`nodejs_eventloop_lag_${name}_seconds`) ?? Number.NaN) * 1000).toFixed(1);
+  return `the workers' event-loop delay over the load: p50 ${ms('p50')}, p90 ${ms('p90')}, p99 ${ms('p99')}, max ${ms('max')} ms`;
 };

@@ -264,29 +264,6 @@ new Gauge({
   },
 });
 
-/** the projection thread's event-loop delay since the last read, seconds by statistic (null: no thread answers) */
-type LoopDelayRead = () => Promise<Record<string, number> | null>;
-let projectionThreadLoopDelay: LoopDelayRead | null = null;
-
-/** Installs the read of the projection thread's event-loop delay; answers the function that removes it. */
-export const observeProjectionThreadLoopDelay = (read: LoopDelayRead): (() => void) => {
-  projectionThreadLoopDelay = read;
-  return () => {
-    if (projectionThreadLoopDelay === read) projectionThreadLoopDelay = null;
-  };
-};
-
-new Gauge({
-  name: `${PREFIX}projection_thread_eventloop_lag_seconds`,
-  help: "The projection thread's event-loop delay since the last scrape, by statistic (p50, p90, p99, max); the runtime's nodejs_eventloop_lag_* figures are the main thread's",
-  labelNames: ['stat'] as const,
-  registers,
-  async collect() {
-    const stats = projectionThreadLoopDelay && (await orNull(projectionThreadLoopDelay));
-    if (stats) setAll(this, 'stat', stats);
-  },
-});
-
 /** What the pool gauges read of a database pool (pg.Pool's counts), and its checkouts. */
 export interface ObservedPool {
   readonly totalCount: number;

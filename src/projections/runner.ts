@@ -26,8 +26,6 @@ export interface ProjectionRunnerOptions {
   standbyRetryMs?: number;
   /** delay before retrying after the n-th consecutive failure */
   failureDelayMs?: (attempt: number) => number;
-  /** where an applied batch's figures go (default: this process's metrics) */
-  recordBatch?: typeof recordProjectionBatch;
 }
 
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
@@ -149,7 +147,7 @@ export class ProjectionRunner {
         next = batches.next();
         const applyStartedMs = performance.now();
         this.position = await applyBatch(session, projection, batch, this.position, memory);
-        (this.options.recordBatch ?? recordProjectionBatch)(projection.name, batch.length, (performance.now() - applyStartedMs) / 1000, batch[batch.length - 1]!.recordedAt);
+        recordProjectionBatch(projection.name, batch.length, (performance.now() - applyStartedMs) / 1000, batch[batch.length - 1]!.recordedAt);
       }
     } finally {
       // a batch read ahead is dropped: the next runner reads it again from the checkpoint
