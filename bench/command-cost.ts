@@ -17,7 +17,10 @@
  * bootstrapped and funded, every chain worker through its first pass), then a restart, measured.
  * BENCH_IDLE_SECONDS (0) first measures the same figures with no load, per second: what the
  * background does on that store. Per statement it prints shared blocks hit and read (from disk or
- * the OS cache) per call as well.
+ * the OS cache) per call and its planning time as well, and per withdrawal the write-ahead log
+ * written (records, full-page images, bytes). BENCH_COMMAND_WEBHOOKS=off bootstraps the
+ * organization without a webhook URL (its deliveries wait, unattempted): what the deliveries cost
+ * a withdrawal is the difference.
  *
  *   npm run bench:command-cost
  *   BENCH_SECONDS=30 BENCH_COMMAND_TOKENS=20 npm run bench:command-cost
@@ -29,7 +32,7 @@ import { silentLogger } from '../src/log.js';
 import { runBenchmark } from './lib/lifecycle.js';
 import { runLoad, summarizeLoad } from './lib/load.js';
 import { sleep, type ApiClient } from './lib/api.js';
-import { bootstrapWithOwnReceiver, fundOrganization, listTokens, type TokenInfo } from './lib/organization.js';
+import { bootstrapOrganization, bootstrapWithOwnReceiver, fundOrganization, listTokens, type TokenInfo } from './lib/organization.js';
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
@@ -49,6 +52,8 @@ interface StatementRow {
   call_count: string;
   row_count: string;
   total_exec_time: number;
+  /** planning, ms over all calls (pg_stat_statements.track_planning is on here) */
+  total_plan_time: number;
   shared_blks_hit: string;
   shared_blks_read: string;
 }
@@ -57,10 +62,15 @@ interface StatementRow {
 const counters = (client: pg.Client, service: BenchService, postmaster: number) => {
   const transactions = `select (xact_commit + xact_rollback)::text as count from pg_stat_database where datname = current_database()`;
   const xactCount = async () => BigInt((await client.query<{ count: string }>(transactions)).rows[0]!.count);
+  /** the write-ahead log written so far: records, full-page images, bytes (pg_stat_wal) */
+  const walWritten = async () => {
+    const [row] = (await client.query<{ records: string; fpi: string; bytes: string }>('select wal_records::text as records, wal_fpi::text as fpi, wal_bytes::text as bytes from pg_stat_wal')).rows;
+    return { records: Number(row!.records), fpi: Number(row!.fpi), bytes: Number(row!.bytes) };
+  };
   return {
     start: async () => {
       await client.query('select pg_stat_statements_reset()');
-      const [serviceBefore, serverBefore, xactBefore] = [await serviceCpuMs(service), await serverCpuMs(postmaster), await xactCount()];
+      const [serviceBefore, serverBefore, xactBefore, walBefore] = [await serviceCpuMs(service), await serverCpuMs(postmaster), await xactCount(), await walWritten()];
       return {
         end: async () => {
           const serviceAfter = await serviceCpuMs(service);
@@ -69,11 +79,12 @@ const counters = (client: pg.Client, service: BenchService, postmaster: number) 
             serviceMsByProcess: service.layout === 'one' ? null : [...serviceAfter].map(([role, ms]) => [role, ms - (serviceBefore.get(role) ?? 0)] as const),
             serverMs: (await serverCpuMs(postmaster)) - serverBefore,
             xact: Number((await xactCount()) - xactBefore),
+            wal: await walWritten().then((after) => ({ records: after.records - walBefore.records, fpi: after.fpi - walBefore.fpi, bytes: after.bytes - walBefore.bytes })),
             statements: (
               await client.query<StatementRow>(
-                `select query, calls::text as call_count, rows::text as row_count, total_exec_time, shared_blks_hit::text, shared_blks_read::text from pg_stat_statements
+                `select query, calls::text as call_count, rows::text as row_count, total_exec_time, total_plan_time, shared_blks_hit::text, shared_blks_read::text from pg_stat_statements
                   where query not like '%pg_stat_%' and dbid = (select oid from pg_database where datname = current_database())
-                  order by pg_stat_statements.total_exec_time desc`,
+                  order by pg_stat_statements.total_exec_time + pg_stat_statements.total_plan_time desc`,
               )
             ).rows,
           };
@@ -88,12 +99,16 @@ const printCost = (unit: string, units: number, cost: Awaited<ReturnType<Awaited
   const per = (value: number) => (units > 0 ? value / units : Number.NaN);
   const totalCalls = cost.statements.reduce((sum, row) => sum + Number(row.call_count), 0);
   const byProcess = cost.serviceMsByProcess ? ` (${cost.serviceMsByProcess.map(([role, ms]) => `${role} ${per(ms).toFixed(2)}`).join(', ')})` : '';
+  const totalPlanMs = cost.statements.reduce((sum, row) => sum + row.total_plan_time, 0);
+  const totalExecMs = cost.statements.reduce((sum, row) => sum + row.total_exec_time, 0);
   console.log(`per ${unit}: ${per(totalCalls).toFixed(2)} statements, ${per(cost.xact).toFixed(2)} transactions, service CPU ${per(cost.serviceMs).toFixed(2)} ms${byProcess}, PostgreSQL CPU ${per(cost.serverMs).toFixed(2)} ms`);
-  console.log(`\nthe statements that took PostgreSQL the most time, most first:\n\n| ms per ${unit} | calls per ${unit} | rows per call | ms per call | blocks hit per call | blocks read per call | statement |\n|---:|---:|---:|---:|---:|---:|---|`);
+  console.log(`write-ahead log per ${unit}: ${per(cost.wal.records).toFixed(1)} records, ${per(cost.wal.fpi).toFixed(2)} full-page images, ${(per(cost.wal.bytes) / 1024).toFixed(2)} KiB`);
+  console.log(`PostgreSQL's own timing per ${unit}: executing ${per(totalExecMs).toFixed(3)} ms (waits for locks included), planning ${per(totalPlanMs).toFixed(3)} ms`);
+  console.log(`\nthe statements that took PostgreSQL the most time (executing and planning), most first:\n\n| ms per ${unit} | planning ms per ${unit} | calls per ${unit} | rows per call | ms per call | planning ms per call | blocks hit per call | blocks read per call | statement |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
   for (const row of cost.statements.slice(0, 25)) {
     const calls = Number(row.call_count);
     const perCall = (value: string | number) => (Number(value) / calls).toFixed(1);
-    console.log(`| ${per(row.total_exec_time).toFixed(3)} | ${per(calls).toFixed(3)} | ${perCall(row.row_count)} | ${(row.total_exec_time / calls).toFixed(3)} | ${perCall(row.shared_blks_hit)} | ${perCall(row.shared_blks_read)} | ${shortened(row.query)} |`);
+    console.log(`| ${per(row.total_exec_time).toFixed(3)} | ${per(row.total_plan_time).toFixed(3)} | ${per(calls).toFixed(3)} | ${perCall(row.row_count)} | ${(row.total_exec_time / calls).toFixed(3)} | ${(row.total_plan_time / calls).toFixed(3)} | ${perCall(row.shared_blks_hit)} | ${perCall(row.shared_blks_read)} | ${shortened(row.query)} |`);
   }
   // cheap statements called often (polls, BEGIN/COMMIT, locks) are round trips too, though they take little time
   const byCalls = [...cost.statements].sort((a, b) => Number(b.call_count) - Number(a.call_count));
@@ -113,7 +128,7 @@ await runBenchmark(async (lifecycle) => {
   progress(machineLine());
   const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
   // the server started here, with the library loaded; the service adopts it
-  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: { shared_preload_libraries: 'pg_stat_statements' } });
+  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } });
   lifecycle.onTeardown('stop the embedded server', () => server.stop());
   // named as a ledgergate session: a service stopping (the restart below) leaves the server running for it
   const client = new pg.Client({ ...server.connection('ledgergate'), application_name: 'ledgergate:bench-command-cost' });
@@ -134,7 +149,7 @@ await runBenchmark(async (lifecycle) => {
   } else {
     service = await startBenchService(lifecycle, progress, dataDir);
     await service.untilReady(120_000);
-    org = await bootstrapWithOwnReceiver(lifecycle, service);
+    org = process.env.BENCH_COMMAND_WEBHOOKS?.trim() === 'off' ? await bootstrapOrganization(service, null) : await bootstrapWithOwnReceiver(lifecycle, service);
     tokens = (await listTokens(org.api)).slice(0, tokenCount);
     await fundOrganization(lifecycle, org.api, tokens, progress);
   }
