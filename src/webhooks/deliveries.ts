@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { WebhookDeliveriesTable, WebhookDeliveryStatus } from '../db/tables/webhook-deliveries.js';
+import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveriesTable, type WebhookDeliveryStatus } from '../db/tables/webhook-deliveries.js';
 import { logInterruptedAttempts } from './claims.js';
 import { WAITING_FOR_URL, WEBHOOK_DUE_CHANNEL, waitsForUrl } from './outbox.js';
 
@@ -20,18 +20,37 @@ const shownSchedule = (row: DeliveryRow): DeliveryRow => {
   return row.leased_until === null ? row : { ...row, next_attempt_at: row.leased_until };
 };
 
-export const listDeliveries = async (
-  db: Kysely<Database>,
-  query: { orgId: string; status?: WebhookDeliveryStatus; limit: number; beforeSeq?: string },
-): Promise<{ rows: DeliveryRow[]; more: boolean }> => {
+/** One status's page: its entries in `(org_id, status, seq)` newest first, read no further. */
+const pageOfStatus = (db: Kysely<Database>, query: { orgId: string; limit: number; beforeSeq?: string }, status: WebhookDeliveryStatus) => {
   let select = db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('org_id', '=', query.orgId)
+    .where('status', '=', status)
     .orderBy('seq', 'desc')
     .limit(query.limit + 1);
-  if (query.status) select = select.where('status', '=', query.status);
   if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq);
+  return select;
+};
+
+/**
+ * Without a status, every status's page side by side, merged newest first: the outbox's one list
+ * index is `(org_id, status, seq)` (an outcome, which moves `status`, writes no entry into a second).
+ */
+export const listDeliveries = async (
+  db: Kysely<Database>,
+  query: { orgId: string; status?: WebhookDeliveryStatus; limit: number; beforeSeq?: string },
+): Promise<{ rows: DeliveryRow[]; more: boolean }> => {
+  const select = query.status
+    ? pageOfStatus(db, query, query.status)
+    : db
+        .selectFrom((eb) => {
+          const [first, ...others] = WEBHOOK_DELIVERY_STATUSES.map((status, index) => eb.selectFrom(pageOfStatus(db, query, status).as(`of_${index}`)).selectAll());
+          return others.reduce((union, page) => union.unionAll(page), first!).as('page');
+        })
+        .selectAll()
+        .orderBy('seq', 'desc')
+        .limit(query.limit + 1);
   const rows = (await select.execute()).map(shownSchedule);
   return { rows: rows.slice(0, query.limit), more: rows.length > query.limit };
 };

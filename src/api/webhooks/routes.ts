@@ -1,15 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { pageQuery } from '../pagination.js';
 import { authenticatedErrors, callerSecurity, errorResponses, timestampSchema } from '../router.js';
-
-export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+import { WEBHOOK_DELIVERY_STATUSES } from '../../db/tables/webhook-deliveries.js';
 
 
 export const deliverySchema = z
   .object({
     id: z.string().openapi({ description: 'the x-webhook-id header, stable across retries and redeliveries' }),
     type: z.string().openapi({ example: 'deposit.detected' }),
-    status: z.enum(deliveryStatuses),
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES),
     attempts: z.number().int().openapi({ description: 'attempts made in the current schedule (a redelivery starts again at 0)' }),
     nextAttemptAt: timestampSchema.nullable().openapi({ description: 'while pending: when the next attempt is due; null while it waits for the organization to set a webhook URL' }),
     lastStatusCode: z.number().int().nullable(),
@@ -30,7 +29,7 @@ export const listDeliveriesRoute = createRoute({
   security: callerSecurity,
   request: {
     query: z.object({
-      status: z.enum(deliveryStatuses).optional(),
+      status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
       ...pageQuery,
     }),
   },

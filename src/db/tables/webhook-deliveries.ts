@@ -1,6 +1,7 @@
 import type { ColumnType } from 'kysely';
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /**
  * The webhook outbox: one row per event to send to one organization (CONTRACT §7). `body` is the

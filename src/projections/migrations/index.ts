@@ -18,6 +18,7 @@ import * as webhookDeliveriesDueByOrganization from './20261127T0500-webhook-del
 import * as webhookDeliveriesOneDueIndex from './20261127T0800-webhook-deliveries-one-due-index.js';
 import * as webhookDeliveriesLeaseOffIndex from './20261127T1100-webhook-deliveries-lease-off-index.js';
 import * as webhookAttemptsWithoutDeliveryKey from './20261127T1400-webhook-attempts-without-delivery-key.js';
+import * as webhookDeliveriesListsByStatus from './20261127T1700-webhook-deliveries-lists-by-status.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -46,5 +47,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T0800-webhook-deliveries-one-due-index': webhookDeliveriesOneDueIndex,
     '20261127T1100-webhook-deliveries-lease-off-index': webhookDeliveriesLeaseOffIndex,
     '20261127T1400-webhook-attempts-without-delivery-key': webhookAttemptsWithoutDeliveryKey,
+    '20261127T1700-webhook-deliveries-lists-by-status': webhookDeliveriesListsByStatus,
   },
 };
