@@ -97,8 +97,8 @@ const withErrorAnswers = <App extends OpenAPIHono<AppEnv>>(app: App, logger: Log
             ? fromHttpException(error)
             : null;
     if (apiError) return c.json(apiError.toBody(), apiError.status, apiError.headers);
-    // within the request's log context, so the line carries its id
-    logger.error('unhandled error', { error: error.message, stack: error.stack });
+    // named by the request's id (a process without log contexts, the workers', has it only here)
+    logger.error('unhandled error', { requestId: c.get('requestId'), error: error.message, stack: error.stack });
     return c.json(internalError().toBody(), 500);
   });
   return app;
@@ -106,10 +106,13 @@ const withErrorAnswers = <App extends OpenAPIHono<AppEnv>>(app: App, logger: Log
 
 type OperationsDependencies = Pick<AppDependencies, 'logger' | 'health' | 'readiness'>;
 
-/** The shared middleware and what an operator asks of every process: /healthz, /readyz, /metrics. */
-const operationsApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }) }: OperationsDependencies) => {
+/**
+ * The shared middleware and what an operator asks of every process: /healthz, /readyz, /metrics.
+ * `logContext`: whether each request's handlers log within its log context (see requestContext).
+ */
+const operationsApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }) }: OperationsDependencies, logContext = true) => {
   const app = new OpenAPIHono<AppEnv>();
-  app.use('*', requestContext(logger));
+  app.use('*', requestContext(logger, { logContext }));
   app.use('*', recordRequestMetrics());
   app.use('*', requestIdInErrors());
   app.use('*', limitBody());
@@ -123,9 +126,10 @@ const operationsApp = ({ logger, health, readiness = async () => ({ ready: true,
 /**
  * A `workers` process's HTTP (SERVE_ROLE): /healthz, /readyz and /metrics alone, so its health
  * can be checked and its workers' figures scraped; every other path is 404 (the API is served by
- * the `api` processes).
+ * the `api` processes). Without a log context: its handlers log nothing of their own, and a
+ * context entered once would tax every promise of the workers (see requestContext).
  */
-export const createOperationsApp = (dependencies: OperationsDependencies) => withErrorAnswers(operationsApp(dependencies), dependencies.logger);
+export const createOperationsApp = (dependencies: OperationsDependencies) => withErrorAnswers(operationsApp(dependencies, false), dependencies.logger);
 
 /** The Hono application: shared middleware, error mapping, and one router per resource. */
 export const createApp = ({ logger, health, readiness, services, depositAccounts, chains, rateLimits, devnet = null, gasStation = null, withdrawals = null }: AppDependencies) => {

@@ -39,9 +39,14 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * it, puts it on every log line written while the request is handled (by any logger, through the
  * log context: no logger is made per request), and writes one JSON log line per request. Only method, path, status and timing are logged:
  * never headers, query strings or bodies, which may carry credentials.
+ *
+ * `logContext: false` leaves out the log context (the request's own line still names it): a
+ * `workers` process's /healthz, /readyz and /metrics log nothing else, and on Node 20 the first
+ * log context a process enters (an AsyncLocalStorage) makes every promise it creates from then on
+ * run a hook and take one more property, which the workers' promise-heavy batches pay for.
  */
 export const requestContext =
-  (logger: Logger): MiddlewareHandler<AppEnv> =>
+  (logger: Logger, { logContext = true }: { logContext?: boolean } = {}): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const offered = c.req.header('x-request-id');
     const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -52,7 +57,7 @@ export const requestContext =
     nodeResponse?.setHeader('x-request-id', requestId);
     const started = performance.now();
     try {
-      await withLogContext({ requestId }, next);
+      await (logContext ? withLogContext({ requestId }, next) : next());
     } finally {
       if (!nodeResponse) c.header('x-request-id', requestId);
       // written after the log context ends, so it names the request itself

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
+import { createApp, createOperationsApp } from '../../src/api/app.js';
 import type { DepositAccountServices } from '../../src/application/deposit-accounts.js';
 import type { OrganizationServices } from '../../src/application/organizations.js';
 import { createLogger } from '../../src/log.js';
@@ -74,6 +74,20 @@ describe('HTTP shell', () => {
     expect(lines.find((line) => line.msg === 'something below the API')).toMatchObject({ requestId: 'ticket-42', step: 1, level: 'warn' });
     logger.info('outside any request');
     expect(lines.at(-1)).not.toHaveProperty('requestId');
+  });
+
+  it("names each request in a workers process's log line without entering a log context for its handlers", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+    const app = createOperationsApp({ logger, health: async () => ({ ok: true }) });
+    app.get('/deep', (c) => {
+      logger.warn('something below the operations app');
+      return c.json({ ok: true });
+    });
+    const response = await app.request('/deep', { headers: { 'x-request-id': 'ticket-43' } });
+    expect(response.status).toBe(200);
+    expect(lines.find((line) => line.msg === 'something below the operations app')).not.toHaveProperty('requestId');
+    expect(lines.find((line) => line.msg === 'request')).toMatchObject({ requestId: 'ticket-43', path: '/deep', status: 200 });
   });
 
   it('answers unknown routes with 404 NOT_FOUND and a generated request id', async () => {
