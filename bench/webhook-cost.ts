@@ -5,7 +5,7 @@
  * durability) with pg_stat_statements. Beside the backlog the outbox holds what a long-lived
  * service's does: BENCH_PARKED (1,000,000) deliveries parked for organizations without a URL and
  * BENCH_DELIVERED (200,000) delivered ones with their attempts. Prints deliveries per second, this
- * process's CPU (dispatcher and receiver) and PostgreSQL's CPU per delivery (load-independent), and
+ * process's CPU (dispatcher and receiver) and garbage collections, PostgreSQL's CPU per delivery (load-independent), and
  * the statements per delivery (their planning and buffers too). BENCH_WEBHOOK_CONCURRENCY sets the dispatcher's sends in flight;
  * BENCH_EXPLAIN=<file> keeps the analyzed plans of the slower statements, BENCH_CPU_PROFILE=<file>
  * a CPU profile of the sends. BENCH_WEBHOOK_TRICKLE (0) adds one more organization whose deliveries
@@ -22,6 +22,7 @@ import fs from 'node:fs/promises';
 import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
+import { constants as performanceConstants, PerformanceObserver } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../src/db/database.js';
@@ -155,6 +156,18 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   const walBefore = await walPosition(stats);
   const updatesBefore = await outboxUpdates(stats);
   const cpuBefore = process.cpuUsage();
+  // this process's garbage collections over the sends: each allocation per delivery is young-generation work
+  const collections = { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 } };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      const counted = kind === performanceConstants.NODE_PERFORMANCE_GC_MINOR ? collections.minor : kind === performanceConstants.NODE_PERFORMANCE_GC_MAJOR ? collections.major : null;
+      if (!counted) continue;
+      counted.count++;
+      counted.ms += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   // BENCH_CPU_PROFILE=<file>: a CPU profile of this process over the sends alone (npm run bench:profile reads it)
   const profileTo = process.env.BENCH_CPU_PROFILE;
   const profiler = new inspector.Session();
@@ -175,6 +188,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   }
   await dispatcher.stop();
   const cpu = process.cpuUsage(cpuBefore);
+  gcObserver.disconnect();
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
   const walBytes = (await walPosition(stats)) - walBefore;
   await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -191,6 +205,9 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   console.log(`| deliveries per second | ${num(Math.round((DUE * 1000) / elapsedMs))} (${(elapsedMs / 1000).toFixed(2)} s) |`);
   console.log(`| recorded delivered | ${num(delivered)} (bad signatures at the receiver: ${receiver.badSignatures()}) |`);
   console.log(`| dispatcher process CPU per delivery | ${((cpu.user + cpu.system) / 1000 / DUE).toFixed(3)} ms |`);
+  const perThousand = (gc: { count: number; ms: number }) => `${((gc.count * 1000) / DUE).toFixed(2)}, ${((gc.ms * 1000) / DUE).toFixed(1)} ms`;
+  console.log(`| this process's garbage collections per 1,000 deliveries: minor (scavenges), their time | ${perThousand(collections.minor)} |`);
+  console.log(`| the same, major (mark-compact) | ${perThousand(collections.major)} |`);
   console.log(`| PostgreSQL CPU per delivery | ${(serverMs / DUE).toFixed(3)} ms |`);
   console.log(`| the outbox's statements' execution time per delivery | ${(execMs / DUE).toFixed(3)} ms |`);
   console.log(`| WAL written per delivery (claim, send, outcome; every index entry included) | ${num(walBytes / DUE)} bytes |`);
