@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { PoolTarget } from '../db/pool.js';
@@ -6,7 +5,7 @@ import type { Logger } from '../log.js';
 import { claimFairShares, FIRST_ORGANIZATION, failExhaustedDeliveries, msUntilNextDue, recordAttemptOutcomes, type AttemptOutcome, type ClaimCursor, type ClaimedDelivery, type RecordedOutcome } from './claims.js';
 import { Coalescer } from '../db/coalescer.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
-import { sendWebhook } from './send.js';
+import { WebhookSender } from './send.js';
 import { ChannelListener } from '../db/channel-listener.js';
 import { Wakeup } from '../lib/wakeup.js';
 import { webhookDeliveriesTotal } from '../observability/metrics.js';
@@ -88,6 +87,8 @@ export class WebhookDispatcher {
   private readonly recording = new Set<Promise<void>>();
   private readonly maxUnrecorded: number;
   private readonly shutdown = new AbortController();
+  /** sends every attempt; keeps each organization's opened signing secret (send.ts) */
+  private readonly sender: WebhookSender;
   private readonly logger: Logger;
   /** attempt outcomes written in groups: one statement (and commit) for those that end while one is written */
   private readonly outcomes: Coalescer<{ claim: ClaimedDelivery; outcome: AttemptOutcome }, RecordedOutcome>;
@@ -109,8 +110,12 @@ export class WebhookDispatcher {
     this.maxAttempts = options.retryDelaysMs.length + 1;
     this.refillAt = Math.max(1, Math.ceil(this.concurrency / 4));
     this.maxUnrecorded = this.concurrency * UNRECORDED_PER_SLOT;
-    // every send in flight listens for the shutdown (send.ts): not a leak, which Node warns of beyond 10
-    setMaxListeners(this.concurrency + 1, this.shutdown.signal);
+    this.sender = new WebhookSender({
+      encryptionKey: options.encryptionKey,
+      timeoutMs: this.timeoutMs,
+      refuseInternalAddresses: options.refuseInternalAddresses ?? false,
+      shutdown: this.shutdown.signal,
+    });
     this.outcomes = new Coalescer((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs), MAX_OUTCOMES_PER_STATEMENT);
     this.logger = options.logger.child({ component: 'webhooks' });
     this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
@@ -196,15 +201,10 @@ export class WebhookDispatcher {
   /** one attempt's send; its outcome is recorded on its own (record), so the slot frees at the answer. Never rejects. */
   private async attempt(claim: ClaimedDelivery): Promise<void> {
     try {
-      const outcome = await sendWebhook(claim, {
-        encryptionKey: this.options.encryptionKey,
-        timeoutMs: this.timeoutMs,
-        refuseInternalAddresses: this.options.refuseInternalAddresses ?? false,
-        shutdown: this.shutdown.signal,
-      });
+      const outcome = await this.sender.send(claim);
       this.track(this.recording, this.record(claim, outcome));
     } catch (error) {
-      // sendWebhook answers every failure as an outcome; this is a bug, and the lease's expiry retries the attempt
+      // the sender answers every failure as an outcome; this is a bug, and the lease's expiry retries the attempt
       this.logger.error('webhooks: an attempt failed unexpectedly; it will be retried when its lease expires', { deliveryId: claim.id, orgId: claim.orgId, error });
     }
   }
