@@ -189,10 +189,10 @@ export const claimFairShares = async (
       group by due_organizations.org_id
     ), due as (
       -- each organization's slots, locked where they are read, its oldest due first (then in insertion order)
-      select pick.id, pick.interrupted_claim, pick.interrupted_attempt, pick.interrupted_started_at, slots.taken, slots.taken < slots.due_count or slots.counted_in_part as more_due
+      select pick.id, pick.version, pick.interrupted_claim, pick.interrupted_attempt, pick.interrupted_started_at, slots.taken, slots.taken < slots.due_count or slots.counted_in_part as more_due
       from slots
       cross join lateral (
-        select delivery.id, delivery.claim_token as interrupted_claim,
+        select delivery.id, delivery.ctid as version, delivery.claim_token as interrupted_claim,
                delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
         from webhook_deliveries as delivery
         where delivery.org_id = slots.org_id and ${DUE_NOW}
@@ -201,7 +201,7 @@ export const claimFairShares = async (
         limit slots.taken
         for update skip locked
       ) as pick
-      -- never more than the limit anyway (the slots add up to it at most); said here, it keeps the planner's estimate that small, so the update below finds its rows by key
+      -- never more than the limit anyway (the slots add up to it at most); said here, it keeps the planner's estimate that small, so the update below finds its rows where they lie (a TID scan per row)
       limit ${options.limit}
     ), claimed as (
       update webhook_deliveries as delivery
@@ -212,7 +212,8 @@ export const claimFairShares = async (
           last_error = case when due.interrupted_claim is null then delivery.last_error else ${INTERRUPTED_ERROR} end,
           updated_at = now()
       from due
-      where delivery.id = due.id
+      -- the version the pick locked, found where it lies: no descent of the primary key per row
+      where delivery.ctid = due.version
       returning delivery.id, delivery.org_id, delivery.event_type, delivery.body, delivery.event_timestamp,
                 delivery.attempts, delivery.claim_token, delivery.updated_at as claimed_at,
                 due.interrupted_claim, due.interrupted_attempt, due.interrupted_started_at, due.taken, due.more_due
