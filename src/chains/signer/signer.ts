@@ -60,17 +60,21 @@ const requireFamily = (chain: ChainDefinition, family: ChainFamily) => {
 /** The signer over a BIP39 mnemonic. Private keys come from `privateKeyOf` and go only to the family signing functions. */
 export const createSigner = (mnemonic: string) => {
   const root: BIP32Interface = bip32.fromSeed(mnemonicToSeedSync(mnemonic));
-  const accounts = new Map<string, BIP32Interface>();
-  const account = (family: ChainFamily, network: ChainNetwork) => {
-    const key = `${family}:${network}`;
-    let node = accounts.get(key);
+  // the account and branch nodes, kept (four branches per account): a wallet is then one derivation from its branch, whose
+  // public key (which every child's derivation needs: an elliptic-curve multiplication) is computed once, not at every signature
+  const kept = new Map<string, BIP32Interface>();
+  const keptNode = (key: string, derive: () => BIP32Interface) => {
+    let node = kept.get(key);
     if (!node) {
-      node = root.derivePath(addressCodecs[family].accountPath(network));
-      accounts.set(key, node);
+      node = derive();
+      kept.set(key, node);
     }
     return node;
   };
-  const child = (chain: ChainDefinition, wallet: WalletRef) => account(chain.family, chain.network).derive(BRANCH[wallet.branch]).derive(wallet.index);
+  const account = (family: ChainFamily, network: ChainNetwork) => keptNode(`${family}:${network}`, () => root.derivePath(addressCodecs[family].accountPath(network)));
+  const branch = (chain: ChainDefinition, name: WalletRef['branch']) =>
+    keptNode(`${chain.family}:${chain.network}:${name}`, () => account(chain.family, chain.network).derive(BRANCH[name]));
+  const child = (chain: ChainDefinition, wallet: WalletRef) => branch(chain, wallet.branch).derive(wallet.index);
   // the one place a private key leaves the key tree: each signing method hands it straight to its family's function
   const privateKeyOf = (chain: ChainDefinition, wallet: WalletRef): Uint8Array => {
     const privateKey = child(chain, wallet).privateKey;
