@@ -9,6 +9,7 @@ import { admissionRefusal, enqueue, type MempoolEntry } from './mempool.js';
 import { bitcoinReplacementCheck, evictReplaced } from './replacement.js';
 import type { DevnetDb } from './tables.js';
 import { validityLimitOf } from './validity.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 
 /** The outcome of offering a transaction to the devnet's node: its hash, or the node's refusal. */
 export type Admission = { txHash: string } | { refused: string };
@@ -29,12 +30,26 @@ const previousOutputsOf = async (db: DevnetDb, chain: ChainDefinition, raw: stri
   return outputs;
 };
 
+/**
+ * The last transactions decoded on chains whose decoding needs their bytes alone (every family but
+ * Bitcoin, whose inputs' amounts come from the chain), keyed by chain and bytes: a transaction the
+ * service sends is decoded twice in a row (asked whether it can still be mined, then broadcast),
+ * each time recovering its signer, an elliptic-curve computation. Bounded, and a few hundred
+ * bytes an entry.
+ */
+const recentlyDecoded = new BoundedMap<string, DecodedTransaction>(256);
+
 /** Decodes and verifies a signed transaction with the family's own library; InvalidTransactionError when it is not valid. */
 export const decodeSigned = async (db: DevnetDb, chain: ChainDefinition, raw: string): Promise<DecodedTransaction> => {
+  const key = chain.family === 'bitcoin' ? null : `${chain.id} ${raw}`;
+  const known = key === null ? undefined : recentlyDecoded.get(key);
+  if (known) return known;
   const previous = chain.family === 'bitcoin' ? await previousOutputsOf(db, chain, raw) : new Map<string, PreviousOutput>();
   const decoded = transactionCodecs[chain.family].decodeSignedTransaction(raw, { chain, previousOutput: (txHash, index) => previous.get(`${txHash}:${index}`) });
   const address = (value: string) => canonicalAddress(chain.family, value);
-  return { ...decoded, from: address(decoded.from), transfers: decoded.transfers.map((transfer) => ({ ...transfer, from: address(transfer.from), to: address(transfer.to) })) };
+  const canonical = { ...decoded, from: address(decoded.from), transfers: decoded.transfers.map((transfer) => ({ ...transfer, from: address(transfer.from), to: address(transfer.to) })) };
+  if (key !== null) recentlyDecoded.set(key, canonical);
+  return canonical;
 };
 
 /**
