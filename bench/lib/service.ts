@@ -8,10 +8,14 @@ import type { Lifecycle } from './lifecycle.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin', 'ledgergate.mjs');
 
-/** How `npm start` runs the service (the environment it sets, e.g. MALLOC_ARENA_MAX, and node's flags, e.g. its heap cap): the bench boots it the same way. */
-const startCommand = async (): Promise<{ env: Record<string, string>; flags: string[] }> => {
-  const { scripts } = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = scripts.start.split(/\s+/);
+/**
+ * How `npm start` (`script`: `start`, or `start:api` for an `api` process) runs the service (the
+ * environment it sets, e.g. MALLOC_ARENA_MAX, and node's flags, e.g. its heap cap): the bench boots
+ * each process the same way.
+ */
+const startCommand = async (script: 'start' | 'start:api'): Promise<{ env: Record<string, string>; flags: string[] }> => {
+  const { scripts } = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<typeof script, string> };
+  const words = scripts[script].split(/\s+/);
   const assignments = words.slice(0, words.indexOf('node')).map((word) => /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(word)).filter((match) => match !== null);
   return { env: Object.fromEntries(assignments.map(([, name, value]) => [name!, value!])), flags: words.filter((word) => word.startsWith('--')) };
 };
@@ -135,7 +139,7 @@ const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: str
 /**
  * Boots the service on a fresh DATA_DIR (or `existingDataDir`, left in place) with the devnet on
  * (development mode), fast blocks and a rate limit the load cannot reach, with the node flags of
- * `npm start`: as BENCH_SERVICE_PROCESSES says, two `ledgergate serve` processes (`split`, the
+ * `npm start` (an `api` process: of `npm run start:api`): as BENCH_SERVICE_PROCESSES says, two `ledgergate serve` processes (`split`, the
  * default: SERVE_ROLE=workers first, which starts the embedded PostgreSQL, then SERVE_ROLE=api,
  * which adopts it) or one (`one`: SERVE_ROLE=all).
  * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
@@ -155,8 +159,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     DEVNET_BLOCK_TIME_MS: String(benchBlockTimeMs()),
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
-  const start = await startCommand();
-  const nodeFlags = [...start.flags, ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  const extraFlags = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   const lines: string[] = [];
   const spawnedAt = performance.now();
   const started: { info: ServiceProcessInfo; url: string; serve: ServeProcess }[] = [];
@@ -170,7 +173,9 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
   // the workers first: the first process starts the embedded PostgreSQL, the next adopts it
   for (const role of layout === 'split' ? (['workers', 'api'] as const) : (['all'] as const)) {
     const port = await freePort();
-    const serve = spawnServe({ ...start.env, ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, nodeFlags, lines, progress);
+    // an api process as `npm run start:api` runs it (its larger young generation), the others as `npm start`
+    const start = await startCommand(role === 'api' ? 'start:api' : 'start');
+    const serve = spawnServe({ ...start.env, ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, [...start.flags, ...extraFlags], lines, progress);
     const url = `http://127.0.0.1:${port}`;
     // the API is stopped first (teardown runs `started` in order): no request lands on a process whose workers are gone
     started.unshift({ info: { role, pid: serve.pid }, url, serve });
