@@ -3,6 +3,7 @@ import { Transaction as EvmTransaction } from 'ethers';
 import type { ChainDefinition } from '../../catalog/chain.js';
 import { BIP125_REPLACEABLE_SEQUENCE } from '../bitcoin/replace-by-fee.js';
 import { DUST_LIMIT_SATS } from '../bitcoin/transactions.js';
+import { evmTransactionHash } from '../evm/transactions.js';
 import type { Signer, WalletRef } from '../signer/signer.js';
 import type { RecordedTransaction } from './follow.js';
 
@@ -42,7 +43,7 @@ export const signCancellation = (chain: ChainDefinition, signer: Signer, refused
         maxFeePerGas: original.maxFeePerGas ?? original.gasPrice ?? 0n,
         maxPriorityFeePerGas: original.maxPriorityFeePerGas ?? original.gasPrice ?? 0n,
       });
-      return { txHash: EvmTransaction.from(raw).hash!, raw, nonce: original.nonce, from: sender.address };
+      return { txHash: evmTransactionHash(raw), raw, nonce: original.nonce, from: sender.address };
     }
     case 'bitcoin': {
       const input = sender.inputs[0];
