@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedId } from 'uuid';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../eventstore/port.js';
@@ -36,7 +36,7 @@ export const toDomainEvent = <Event extends DomainEvent>(event: RecordedEvent): 
 /** Every event says who and how (CONTRACT §9): a command without a person's or a key's credential is the service's own. */
 export const toNewEvents = (events: DomainEvent[], metadata: CommandMetadata, at: Date): NewEvent[] => {
   const who = { ...metadata, credential: metadata.credential ?? 'system', username: metadata.username ?? null, at: at.toISOString() };
-  return events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: who }));
+  return events.map((event) => ({ id: timeOrderedId(), type: event.type, data: event.data, metadata: who }));
 };
 
 /** Reads a stream and folds it: the state a decision starts from, and the revision it relies on. */

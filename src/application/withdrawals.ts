@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedId } from 'uuid';
 import type { ChainAvailability } from '../chains/chain-availability.js';
 import { checkChainAndToken } from './chain-enablement.js';
 import type { GatewayLookup } from '../chains/gateway-lookup.js';
@@ -180,7 +180,7 @@ const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, i
   const { organization, revision, fromMemory, chain, token, amount, memo } = fresh
     ? await checked(await loadOrganization(services, caller.orgId, true))
     : await onOrganization(services, caller.orgId, checked);
-  const id = randomUUID();
+  const id = timeOrderedId();
   const request: WithdrawalCommand = {
     type: 'RequestWithdrawal',
     id,
