@@ -7,6 +7,9 @@ import * as appendBatchPositions from './20261126T1700-append-batch-positions.js
 import * as appendBatchChecks from './20261127T0900-append-batch-checks.js';
 import * as eventsWithoutTypeIndex from './20261127T1100-events-without-type-index.js';
 import * as appendBatchChecksNoEmptyCleanup from './20261127T1200-append-batch-checks-no-empty-cleanup.js';
+import * as appendBatchChecksStreamsWrittenOnce from './20261127T1400-append-batch-checks-streams-written-once.js';
+import * as appendBatchChecksHeadsAtLock from './20261127T1500-append-batch-checks-heads-at-lock.js';
+import * as appendBatchChecksAsAt1200 from './20261127T1900-append-batch-checks-as-at-1200.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -19,5 +22,8 @@ export const eventStoreMigrations: MigrationSet = {
     '20261127T0900-append-batch-checks': appendBatchChecks,
     '20261127T1100-events-without-type-index': eventsWithoutTypeIndex,
     '20261127T1200-append-batch-checks-no-empty-cleanup': appendBatchChecksNoEmptyCleanup,
+    '20261127T1400-append-batch-checks-streams-written-once': appendBatchChecksStreamsWrittenOnce,
+    '20261127T1500-append-batch-checks-heads-at-lock': appendBatchChecksHeadsAtLock,
+    '20261127T1900-append-batch-checks-as-at-1200': appendBatchChecksAsAt1200,
   },
 };
