@@ -96,4 +96,9 @@ export interface TransactionCodec {
   family: ChainFamily;
   /** throws InvalidTransactionError when malformed, for another network, or a signature does not verify */
   decodeSignedTransaction(raw: string, context: DecodeContext): DecodedTransaction;
+  /**
+   * The hash of a signed transaction without verifying it, where the family can take it from the
+   * bytes more cheaply than a decoding (which recovers the signer); absent: the decoding's hash.
+   */
+  hashOfSigned?(raw: string): string;
 }

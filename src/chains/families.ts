@@ -1,6 +1,6 @@
 import { bitcoinAddresses } from './bitcoin/address.js';
 import { bitcoinTransactions } from './bitcoin/transactions.js';
-import type { AddressCodec, ChainFamily, TransactionCodec } from '../catalog/chain.js';
+import type { AddressCodec, ChainDefinition, ChainFamily, TransactionCodec } from '../catalog/chain.js';
 import { evmAddresses } from './evm/address.js';
 import { evmTransactions } from './evm/transactions.js';
 import { tronAddresses } from './tron/address.js';
@@ -22,4 +22,10 @@ export const transactionCodecs: Record<ChainFamily, TransactionCodec> = {
   bitcoin: bitcoinTransactions,
   tron: tronTransactions,
   xrp: xrpTransactions,
+};
+
+/** The hash of a transaction the service has just signed: from its bytes where the family can, else from its decoding. */
+export const signedTransactionHash = (chain: ChainDefinition, raw: string): string => {
+  const codec = transactionCodecs[chain.family];
+  return codec.hashOfSigned ? codec.hashOfSigned(raw) : codec.decodeSignedTransaction(raw, { chain }).hash;
 };

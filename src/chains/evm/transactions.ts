@@ -93,6 +93,7 @@ export const evmTransactionHash = (raw: string): string => Transaction.from(raw)
 
 export const evmTransactions: TransactionCodec = {
   family: 'evm',
+  hashOfSigned: evmTransactionHash,
   decodeSignedTransaction: (raw, { chain }) => {
     try {
       return decode(raw, chain);

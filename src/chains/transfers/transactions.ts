@@ -1,6 +1,5 @@
 import type { ChainDefinition } from '../../catalog/chain.js';
-import { evmTransactionHash } from '../evm/transactions.js';
-import { transactionCodecs } from '../families.js';
+import { signedTransactionHash } from '../families.js';
 import type { ChainGateway, FeeEstimate } from '../gateway.js';
 import type { Signer, WalletRef } from '../signer/signer.js';
 import type { SignedStep } from '../../domain/sweep/sweep.js';
@@ -73,6 +72,5 @@ export const signSweepTransfer = async (signer: Signer, gateway: ChainGateway, t
     default:
       throw new Error(`${chain.id} is not swept`);
   }
-  const hash = chain.family === 'evm' ? evmTransactionHash(raw) : transactionCodecs[chain.family].decodeSignedTransaction(raw, { chain }).hash;
-  return { txHash: hash, raw, nonce, from, to, amount: amount.toString(), estimatedFee: estimate.fee.toString() };
+  return { txHash: signedTransactionHash(chain, raw), raw, nonce, from, to, amount: amount.toString(), estimatedFee: estimate.fee.toString() };
 };
