@@ -118,16 +118,21 @@ const signedContractSchema = z.object({
   fee_limit: z.number(),
 });
 
-const decode = (raw: string): DecodedTransaction => {
+/** a signed transaction's JSON as `schema` reads it; InvalidTransactionError when it is not that */
+const parseSigned = <T>(raw: string, schema: z.ZodType<T>): T => {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
     throw new InvalidTransactionError('not JSON');
   }
-  const parsed = signedTransactionSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) throw new InvalidTransactionError(`not a signed Tron transaction: ${parsed.error.issues[0]?.message}`);
-  const tx = parsed.data;
+  return parsed.data;
+};
+
+const decode = (raw: string): DecodedTransaction => {
+  const tx = parseSigned(raw, signedTransactionSchema);
   const rawDataHex = tx.raw_data_hex.toLowerCase();
   const txID = tx.txID.toLowerCase();
 
@@ -167,8 +172,18 @@ const decode = (raw: string): DecodedTransaction => {
   return { ...common, fee: BigInt(signed.fee_limit), transfers: [{ index: 0, from, to, asset, amount: BigInt(`0x${call[2]}`), destinationTag: null }] };
 };
 
+const rawDataHexSchema = z.object({ raw_data_hex: hex() });
+
+/**
+ * The hash of a signed Tron transaction, the sha256 of its raw_data_hex, without verifying it
+ * (what decoding does: a protobuf re-encoding, a deserialization and a signer recovery): for the
+ * service's own transactions, just signed, whose hash is recorded before they are sent.
+ */
+const tronTransactionHash = (raw: string): string => sha256Hex(parseSigned(raw, rawDataHexSchema).raw_data_hex);
+
 export const tronTransactions: TransactionCodec = {
   family: 'tron',
+  hashOfSigned: tronTransactionHash,
   decodeSignedTransaction: (raw, context) => {
     if (context.chain.family !== 'tron') throw new InvalidTransactionError(`${context.chain.id} is not a Tron chain`);
     try {

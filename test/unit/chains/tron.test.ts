@@ -25,7 +25,12 @@ const shasta: DecodeContext = { chain: findChain('tron:shasta')! };
 
 const refBlock = { number: 0x487c, hash: `0000000000000000${'0608af18f6ec6c83'}${'00'.repeat(16)}` };
 const timing = { refBlock, timestamp: 1709604460687, expiration: 1709604519000 };
-const decode = (raw: string, context = mainnet) => tronTransactions.decodeSignedTransaction(raw, context);
+/** every decoding in these tests also checks that the hash taken from the bytes alone is the decoding's */
+const decode = (raw: string, context = mainnet) => {
+  const decoded = tronTransactions.decodeSignedTransaction(raw, context);
+  expect(tronTransactions.hashOfSigned!(raw)).toBe(decoded.hash);
+  return decoded;
+};
 const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 
 describe('Tron addresses', () => {
@@ -209,6 +214,14 @@ describe('Tron transactions', () => {
     const raw = make();
     expect(() => decode(raw)).toThrow(InvalidTransactionError);
     expect(() => decode(raw)).toThrow(message);
+  });
+
+  it('take a signed transaction\'s hash from its raw_data_hex alone, and refuse what has none', () => {
+    const raw = signTronTransfer(receiveKey(0), trc20);
+    expect(tronTransactions.hashOfSigned!(raw)).toBe(sha256Hex(JSON.parse(raw).raw_data_hex));
+    expect(() => tronTransactions.hashOfSigned!('{')).toThrow(InvalidTransactionError);
+    expect(() => tronTransactions.hashOfSigned!(JSON.stringify({ txID: JSON.parse(raw).txID }))).toThrow('not a signed Tron transaction');
+    expect(() => tronTransactions.hashOfSigned!(JSON.stringify({ raw_data_hex: 'zz' }))).toThrow(InvalidTransactionError);
   });
 
   it('refuse to decode for a chain of another family', () => {
