@@ -6,7 +6,8 @@
  * of `npm run bench` for BENCH_SECONDS (15) from BENCH_CONNECTIONS (64) and prints, per created
  * withdrawal: statements, transactions, service CPU, PostgreSQL CPU (every server process, read
  * from /proc), the statements that took PostgreSQL the most time, and where a request waits (its
- * ledger batch's stages, from the API process's /metrics). Everything that ran meanwhile is counted
+ * ledger batch's stages, from the API process's /metrics), each process's garbage collections per
+ * 1,000 withdrawals (from its /metrics) and its peak RSS. Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
  * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
@@ -36,10 +37,10 @@ import { bootstrapOrganization, bootstrapWithOwnReceiver, fundOrganization, list
 import { withdrawalTemplates } from './lib/phases/withdrawals.js';
 import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
-import { describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
+import { describeCollections, describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
 import { shortened } from './lib/server-cost.js';
-import { benchDataDir, startBenchService, type BenchService } from './lib/service.js';
+import { benchDataDir, servicePeakRssMiB, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
@@ -185,4 +186,9 @@ await runBenchmark(async (lifecycle) => {
   printCost('created withdrawal', load.created, cost);
   for (const line of describeRequestStages(metricsBefore, metricsAfter, load.created)) console.log(line);
   if (workersBefore && workersAfter) console.log(describeLedgerWork('the workers process', workersBefore, workersAfter, load.created));
+  const apiName = workers ? 'the api process' : 'the service';
+  console.log(describeCollections(apiName, metricsBefore, metricsAfter, load.created, 'created withdrawal'));
+  if (workersBefore && workersAfter) console.log(describeCollections('the workers process', workersBefore, workersAfter, load.created, 'created withdrawal'));
+  const peaks = [...(await servicePeakRssMiB(service))].map(([role, mib]) => `${role} ${mib === null ? '?' : `${mib.toFixed(0)} MiB`}`);
+  console.log(`peak RSS since the service started: ${peaks.join(', ')}`);
 });

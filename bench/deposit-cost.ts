@@ -9,7 +9,8 @@
  * most; the same per address for the addresses made before the clock starts; and what the idle
  * service costs a second (block production, polls), which the per-deposit figures include for
  * the phase's duration; and the workers process's ledger batches meanwhile (how many decisions
- * each carried, each stage's time per decision, the group commits).
+ * each carried, each stage's time per decision, the group commits), its CPU per deposit and its
+ * garbage collections per 1,000 deposits.
  *
  *   npm run bench:deposit-cost
  *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
@@ -19,7 +20,7 @@ import { runBenchmark } from './lib/lifecycle.js';
 import { bootstrapWithOwnReceiver, fundOrganization, listTokens } from './lib/organization.js';
 import { afterwardsLine, creditDelayLine, runDepositPhase } from './lib/phases/deposits.js';
 import { machineLine } from './lib/report.js';
-import { describeLedgerBatches, scrapeMetrics } from './lib/request-stages.js';
+import { describeCollections, describeLedgerBatches, scrapeMetrics } from './lib/request-stages.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { benchBlockTimeMs } from './lib/service.js';
 import { forgottenStatements, startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
@@ -132,7 +133,9 @@ await runBenchmark(async (lifecycle) => {
     `per address (${num(figures.addresses)} made before the clock, ${ms(a.atMs)}): ${perAddress(calls(addresses!.statements)).toFixed(2)} statements, ` +
       `${perAddress(Number(a.transactions)).toFixed(2)} transactions, service CPU ${perAddress(a.serviceMs).toFixed(2)} ms, PostgreSQL CPU ${perAddress(a.serverMs).toFixed(2)} ms`,
   );
-  console.log(describeLedgerBatches(`${service.workersUrl === service.url ? 'the service' : 'the workers process'} (first injection until all were listed and credited)`, workersMetrics!.before, workersMetrics!.after));
+  const workersName = service.workersUrl === service.url ? 'the service' : 'the workers process';
+  console.log(describeLedgerBatches(`${workersName} (first injection until all were listed and credited)`, workersMetrics!.before, workersMetrics!.after));
+  console.log(describeCollections(workersName, workersMetrics!.before, workersMetrics!.after, count, 'deposit'));
   const seconds = (value: number | null) => (value === null ? '–' : (value / 1000).toFixed(1));
   console.log(
     [

@@ -95,3 +95,21 @@ export const describeRequestStages = (before: Samples, after: Samples, created: 
     retriesAndLoads(before, after, created),
   ];
 };
+
+/**
+ * One line on a process's CPU and garbage collections between two scrapes of its /metrics
+ * (process_cpu_seconds_total, and prom-client's nodejs_gc_duration_seconds): ms of CPU per `unit`,
+ * and minor (scavenges) and major (mark-compact) collections, how many and their time per 1,000
+ * of them, with the ms each took. Allocation per operation shows up as collections.
+ */
+export const describeCollections = (process: string, before: Samples, after: Samples, units: number, unit: string): string => {
+  const delta = deltaOf(before, after);
+  const perThousand = (value: number) => (units > 0 ? (value * 1000) / units : Number.NaN);
+  const kind = (name: 'minor' | 'major') => {
+    const count = delta(`nodejs_gc_duration_seconds_count{kind="${name}"}`);
+    const ms = delta(`nodejs_gc_duration_seconds_sum{kind="${name}"}`) * 1000;
+    return `${name} ${perThousand(count).toFixed(2)} (${perThousand(ms).toFixed(0)} ms${count > 0 ? `, ${(ms / count).toFixed(1)} ms each` : ''})`;
+  };
+  const cpuMs = delta('process_cpu_seconds_total') * 1000;
+  return `${process}: CPU ${(units > 0 ? cpuMs / units : Number.NaN).toFixed(3)} ms a ${unit}; garbage collections per 1,000: ${kind('minor')}, ${kind('major')}`;
+};
