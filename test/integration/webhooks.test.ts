@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { claimDueDeliveries, INTERRUPTED_ERROR, recordAttemptOutcome } from '../../src/webhooks/claims.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/dispatcher.js';
-import { enqueueWebhook, MAX_WEBHOOK_BODY_BYTES, webhookDedupeKey } from '../../src/webhooks/outbox.js';
+import { enqueueWebhook, enqueueWebhooks, MAX_WEBHOOK_BODY_BYTES, serializeWebhookBody, webhookDedupeKey } from '../../src/webhooks/outbox.js';
 import { SHUT_DOWN_ERROR } from '../../src/webhooks/send.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { enqueueTestWebhooks, insertOrganization, setSigningSecret, setWebhookUrl, testEncryptionKey } from '../support/webhook-fixtures.js';
@@ -111,6 +111,18 @@ describe('webhooks', () => {
           '"amount":"115792089237316195423570985008687907853269984665640564039457584007913129639935","confirmations":0}}',
       });
       expect(rows[0]?.event_timestamp.toISOString()).toBe('2026-11-22T10:00:00.123Z');
+    });
+
+    it('stores each body of a batch byte for byte as serialized, in order, whatever characters its payload holds', async () => {
+      const { orgId } = await insertOrganization(db, { webhookUrl: null });
+      const texts = ['a "quoted" \\ back\\slash', '{"looks":"like json"}', 'line\nbreak\ttab \u2028 \u0000', 'é € 😀', 'lone \ud800 and \udc00 surrogates', '', 'NULL', '{}', "it's"];
+      const timestamp = new Date('2026-11-22T10:00:00.123Z');
+      const webhooks = texts.map((text) => ({ orgId, type: 'account.created' as const, payload: { text, nested: { text } }, timestamp, dedupeKey: webhookDedupeKey(orgId, 'account.created', randomUUID()) }));
+      expect(await db.transaction().execute((trx) => enqueueWebhooks(trx, webhooks))).toBe(texts.length);
+
+      const rows = await db.selectFrom('webhook_deliveries').select(['dedupe_key', 'body']).where('org_id', '=', orgId).orderBy('seq').execute();
+      expect(rows).toEqual(webhooks.map((webhook) => ({ dedupe_key: webhook.dedupeKey, body: serializeWebhookBody(webhook.type, timestamp, webhook.payload) })));
+      expect(rows.map((row) => (JSON.parse(row.body) as { payload: { text: string } }).payload.text)).toEqual(texts);
     });
 
     it('enqueues nothing in a transaction that rolls back', async () => {
