@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Every stream name, in one place. The part before the first '-' is the stream's category, which
@@ -58,4 +58,5 @@ export const streamCategories = {
 /** Login names compare case-insensitively. */
 export const canonicalUsername = (username: string) => username.normalize('NFKC').toLowerCase();
 
-const digest = (value: string) => createHash('sha256').update(value).digest('hex');
+/** SHA-256 of the value's UTF-8 bytes, in hex (the one-shot form: no Hash object per stream name) */
+const digest = (value: string) => hash('sha256', value, 'hex');
