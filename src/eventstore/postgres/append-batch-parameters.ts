@@ -48,6 +48,12 @@ export const batchOutcomes = (batch: StreamAppend[][], row: AppendBatchRow): Bat
   return outcomes;
 };
 
+/**
+ * A PostgreSQL array literal of integers (`{0,1,2}`): nothing in one needs quoting, so it is
+ * joined at once instead of node-postgres escaping each element as it does any array.
+ */
+const integerArrayLiteral = (values: readonly number[]): string => `{${values.join(',')}}`;
+
 export const appendBatchParameters = (batch: StreamAppend[][]): unknown[] => {
   const items: number[] = [];
   const streams: string[] = [];
@@ -75,5 +81,5 @@ export const appendBatchParameters = (batch: StreamAppend[][]): unknown[] => {
       }
     }
   });
-  return [items, streams, categories, expected, eventCounts, eventAppends, eventIds, types, JSON.stringify(data), JSON.stringify(metadata)];
+  return [integerArrayLiteral(items), streams, categories, expected, integerArrayLiteral(eventCounts), integerArrayLiteral(eventAppends), eventIds, types, JSON.stringify(data), JSON.stringify(metadata)];
 };
