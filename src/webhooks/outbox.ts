@@ -73,7 +73,8 @@ const checkedBody = (webhook: WebhookToEnqueue): string => {
  * Adds deliveries to the outbox, in the order given (their `seq`, the lists' order, follows it).
  * Call it from a projection's batch, with the batch transaction: the deliveries then exist if and
  * only if the read-model change and the checkpoint committed. A dedupe key already present is a
- * no-op (a replay or rebuild re-reads old events), so this answers how many were added.
+ * no-op (a replay or rebuild re-reads old events; the id derived from it meets the primary key), so
+ * this answers how many were added.
  *
  * An organization without a webhook URL gets its deliveries too, waiting (WAITING_FOR_URL) until
  * one is set. Its row is read `for share`: a URL being set meanwhile (releaseWaitingDeliveries,
@@ -130,7 +131,7 @@ const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ 
              with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
         left join urls on urls.id = row.org_id
         order by ordinal
-        on conflict (dedupe_key) do nothing
+        on conflict do nothing
         returning 1
       )
       select (select count(*) from inserted) as added, (select pg_notify(${WEBHOOK_DUE_CHANNEL}, '') from inserted limit 1) as notified

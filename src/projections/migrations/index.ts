@@ -19,6 +19,7 @@ import * as webhookDeliveriesOneDueIndex from './20261127T0800-webhook-deliverie
 import * as webhookDeliveriesLeaseOffIndex from './20261127T1100-webhook-deliveries-lease-off-index.js';
 import * as webhookAttemptsWithoutDeliveryKey from './20261127T1400-webhook-attempts-without-delivery-key.js';
 import * as webhookDeliveriesListsByStatus from './20261127T1700-webhook-deliveries-lists-by-status.js';
+import * as webhookDeliveriesDedupedById from './20261127T2000-webhook-deliveries-deduped-by-id.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -48,5 +49,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T1100-webhook-deliveries-lease-off-index': webhookDeliveriesLeaseOffIndex,
     '20261127T1400-webhook-attempts-without-delivery-key': webhookAttemptsWithoutDeliveryKey,
     '20261127T1700-webhook-deliveries-lists-by-status': webhookDeliveriesListsByStatus,
+    '20261127T2000-webhook-deliveries-deduped-by-id': webhookDeliveriesDedupedById,
   },
 };
