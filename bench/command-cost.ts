@@ -40,7 +40,7 @@ import { machineLine } from './lib/report.js';
 import { describeCollections, describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
 import { shortened } from './lib/server-cost.js';
-import { benchDataDir, servicePeakRssMiB, startBenchService, type BenchService } from './lib/service.js';
+import { benchDataDir, describePeakRss, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
@@ -189,6 +189,5 @@ await runBenchmark(async (lifecycle) => {
   const apiName = workers ? 'the api process' : 'the service';
   console.log(describeCollections(apiName, metricsBefore, metricsAfter, load.created, 'created withdrawal'));
   if (workersBefore && workersAfter) console.log(describeCollections('the workers process', workersBefore, workersAfter, load.created, 'created withdrawal'));
-  const peaks = [...(await servicePeakRssMiB(service))].map(([role, mib]) => `${role} ${mib === null ? '?' : `${mib.toFixed(0)} MiB`}`);
-  console.log(`peak RSS since the service started: ${peaks.join(', ')}`);
+  console.log(await describePeakRss(service));
 });

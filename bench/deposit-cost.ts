@@ -22,7 +22,7 @@ import { afterwardsLine, creditDelayLine, runDepositPhase } from './lib/phases/d
 import { machineLine } from './lib/report.js';
 import { describeCollections, describeLedgerBatches, scrapeMetrics } from './lib/request-stages.js';
 import { serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
-import { benchBlockTimeMs } from './lib/service.js';
+import { benchBlockTimeMs, describePeakRss } from './lib/service.js';
 import { forgottenStatements, startMeasuredService, statementsSinceReset, statementTable, transactionCount } from './lib/server-cost.js';
 import { positive } from './lib/settings.js';
 import { formatTable, num } from './lib/table.js';
@@ -136,6 +136,7 @@ await runBenchmark(async (lifecycle) => {
   const workersName = service.workersUrl === service.url ? 'the service' : 'the workers process';
   console.log(describeLedgerBatches(`${workersName} (first injection until all were listed and credited)`, workersMetrics!.before, workersMetrics!.after));
   console.log(describeCollections(workersName, workersMetrics!.before, workersMetrics!.after, count, 'deposit'));
+  console.log(await describePeakRss(service));
   const seconds = (value: number | null) => (value === null ? '–' : (value / 1000).toFixed(1));
   console.log(
     [

@@ -226,3 +226,7 @@ export const peakRssMiB = async (pid: number): Promise<number | null> => {
 /** VmHWM of each of the service's processes, in MiB, by role (null where /proc is not there) */
 export const servicePeakRssMiB = async (service: Pick<BenchService, 'processes'>): Promise<Map<ServiceProcessInfo['role'], number | null>> =>
   new Map(await Promise.all(service.processes.map(async ({ role, pid }) => [role, await peakRssMiB(pid)] as const)));
+
+/** one line: each of the service's processes' peak RSS so far */
+export const describePeakRss = async (service: Pick<BenchService, 'processes'>): Promise<string> =>
+  `peak RSS since the service started: ${[...(await servicePeakRssMiB(service))].map(([role, mib]) => `${role} ${mib === null ? '?' : `${mib.toFixed(0)} MiB`}`).join(', ')}`;
