@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { sessionWrite } from '../db/session-transaction.js';
 import type { Database } from '../db/database.js';
@@ -43,7 +43,7 @@ export const webhookDedupeKey = (orgId: string, type: WebhookEventType, sourceEv
  * crash lost, applied again) has the id it had, so a receiver that got the first recognizes it.
  */
 export const deliveryIdOf = (dedupeKey: string, timestamp: Date): string => {
-  const bytes = createHash('sha256').update(`webhook-delivery:${dedupeKey}`).digest().subarray(0, 16);
+  const bytes = hash('sha256', `webhook-delivery:${dedupeKey}`, 'buffer').subarray(0, 16);
   bytes.writeUIntBE(Math.max(0, timestamp.getTime()), 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -21,6 +21,11 @@ describe('a webhook delivery id', () => {
     expect(new Set([key, ...others].map((each) => deliveryIdOf(each, at))).size).toBe(4);
   });
 
+  it('is the id it was when it was first derived: an outbox row keeps it, a migration computes it in SQL', () => {
+    expect(deliveryIdOf('org_1:withdrawal.created:0190a3f1-7c2e-7b4d-9a1e-3f5b2c8d9e10', new Date('2026-11-27T20:00:00.123Z'))).toBe('01a21e97-e27b-7840-ab48-351b43338c2c');
+    expect(deliveryIdOf('ö:😀', new Date(0))).toBe('00000000-0000-71aa-a37b-b1285562047b');
+  });
+
   it('is a UUID of version 7 carrying its event time, so later events sort after earlier ones', () => {
     const id = deliveryIdOf(key, at);
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
