@@ -107,7 +107,9 @@ const bodiesAsJsonArray = (bodies: readonly string[]): string => `[${bodies.join
 
 /**
  * One statement per chunk: the rows as arrays (a constant number of parameters), inserted in their
- * order, and one notification if any row was new (delivered to listeners at commit).
+ * order, and one notification if any row was new (delivered to listeners at commit). The event times
+ * go as ISO texts in UTC (exact for a timestamptz): a Date the driver would turn into local-time
+ * text piece by piece.
  */
 const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ added: string }>[] => {
   const bodies = webhooks.map(checkedBody);
@@ -127,7 +129,7 @@ const enqueueStatements = (webhooks: readonly WebhookToEnqueue[]): RawBuilder<{ 
                case when urls.has_url then now() else ${WAITING_FOR_URL}::timestamptz end
         from rows from (unnest(${chunk.map((webhook) => deliveryIdOf(webhook.dedupeKey, webhook.timestamp))}::uuid[]), unnest(${chunk.map((webhook) => webhook.orgId)}::text[]),
                         unnest(${chunk.map((webhook) => webhook.type)}::text[]), unnest(${chunk.map((webhook) => webhook.dedupeKey)}::text[]),
-                        json_array_elements(${bodiesAsJsonArray(bodies.slice(start, start + ENQUEUE_CHUNK))}::json), unnest(${chunk.map((webhook) => webhook.timestamp)}::timestamptz[]))
+                        json_array_elements(${bodiesAsJsonArray(bodies.slice(start, start + ENQUEUE_CHUNK))}::json), unnest(${chunk.map((webhook) => webhook.timestamp.toISOString())}::timestamptz[]))
              with ordinality as row (id, org_id, event_type, dedupe_key, body, event_timestamp, ordinal)
         left join urls on urls.id = row.org_id
         order by ordinal
