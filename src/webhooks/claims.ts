@@ -260,15 +260,38 @@ export interface FairClaim {
 /**
  * A delivery whose last allowed attempt was interrupted (its lease expired) cannot be claimed
  * again; it is failed here. Answers how many.
+ *
+ * Only the head of each organization's due deliveries is read, up to its first one a claim could
+ * take: an exhausted delivery lies there. Its last attempt was claimed when every delivery before
+ * it in due order was leased, exhausted or being claimed (a claim takes an organization's oldest
+ * first), and it keeps its place; a delivery before it that a claim could take since (a lease
+ * expired with attempts left, a delivery enqueued by a transaction older than that claim) is at
+ * the head, so the organization's next claim takes it, and the check after that reaches the
+ * exhausted one. So a backlog's due deliveries, however many, are not all read at every check:
+ * per organization only what its sends in flight hold at the head.
  */
 export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { maxAttempts: number; limit: number }): Promise<number> => {
   const { rows } = await sql<{ id: string }>`
-    with exhausted as (
-      select id, claim_token, attempts, updated_at
-      from webhook_deliveries
-      where ${DUE_NOW} and attempts >= ${options.maxAttempts}
+    with recursive ${organizationsInRound(FIRST_ORGANIZATION)},
+    exhausted as (
+      select stopped.id, stopped.claim_token, stopped.attempts, stopped.updated_at
+      from round
+      left join lateral (
+        -- the organization's first delivery a claim could take: where its claims go on from
+        select delivery.next_attempt_at, delivery.seq from webhook_deliveries as delivery
+        where delivery.org_id = round.org_id and ${DUE_NOW} and delivery.attempts < ${options.maxAttempts}
+        order by delivery.next_attempt_at, delivery.seq
+        limit 1
+      ) as claimable on true
+      cross join lateral (
+        select delivery.id, delivery.claim_token, delivery.attempts, delivery.updated_at from webhook_deliveries as delivery
+        where delivery.org_id = round.org_id and ${DUE_NOW} and delivery.attempts >= ${options.maxAttempts}
+          and (delivery.next_attempt_at, delivery.seq) < (coalesce(claimable.next_attempt_at, 'infinity'::timestamptz), coalesce(claimable.seq, 0))
+        order by delivery.next_attempt_at, delivery.seq
+        limit ${options.limit}
+        for update skip locked
+      ) as stopped
       limit ${options.limit}
-      for update skip locked
     ), closed as (
       ${logInterruptedAttempts(sql`select claim_token, id, attempts, updated_at from exhausted where claim_token is not null`)}
     )
