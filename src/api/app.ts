@@ -34,6 +34,7 @@ import { LoginLimits } from './auth/login-limits.js';
 import { allowedMethods } from './allowed-methods.js';
 import { forClientGenerators } from './openapi-document.js';
 import { requestContext, type AppEnv } from './request-context.js';
+import { RememberingTrieRouter } from './remembered-matches.js';
 import { tokenRoutes } from './tokens/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { withdrawalRoutes } from './withdrawals/index.js';
@@ -111,7 +112,7 @@ type OperationsDependencies = Pick<AppDependencies, 'logger' | 'health' | 'readi
  * `logContext`: whether each request's handlers log within its log context (see requestContext).
  */
 const operationsApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }) }: OperationsDependencies, logContext = true) => {
-  const app = new OpenAPIHono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>({ router: new RememberingTrieRouter() });
   app.use('*', requestContext(logger, { logContext }));
   app.use('*', recordRequestMetrics());
   app.use('*', requestIdInErrors());
