@@ -32,6 +32,19 @@ export const toEventBody = (row: Omit<EventRow, 'metadata' | 'recorded_at'>): Ev
   data: row.data,
 });
 
-export const toEventWithoutMetadata = (row: Omit<EventRow, 'metadata'>): EventWithoutMetadata => ({ ...toEventBody(row), recordedAt: row.recorded_at });
+/**
+ * The wider events are the body's object with their fields added to it, not a copy of it: a spread
+ * into a second object cost about ten times the building of the first (1.5–1.7 µs an event against
+ * 0.15–0.2, measured), and every event the projections and the processors read goes through here.
+ */
+export const toEventWithoutMetadata = (row: Omit<EventRow, 'metadata'>): EventWithoutMetadata => {
+  const event = toEventBody(row) as EventWithoutMetadata;
+  event.recordedAt = row.recorded_at;
+  return event;
+};
 
-export const toRecordedEvent = (row: EventRow): RecordedEvent => ({ ...toEventBody(row), metadata: row.metadata, recordedAt: row.recorded_at });
+export const toRecordedEvent = (row: EventRow): RecordedEvent => {
+  const event = toEventWithoutMetadata(row) as RecordedEvent;
+  event.metadata = row.metadata;
+  return event;
+};
