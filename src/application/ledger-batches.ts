@@ -141,6 +141,14 @@ const requeued = (tasks: Task[], cause: 'ledger_conflict' | 'stream_conflict' | 
   return tasks;
 };
 
+const nothingBusy = () => false;
+
+/** whether a stream is named by any of these batches (asked of each stream instead of copying them all into one set) */
+const busyIn =
+  (...batches: (ReadonlySet<string> | undefined)[]) =>
+  (stream: string): boolean =>
+    batches.some((streams) => streams?.has(stream));
+
 const advance = (view: LedgerView, events: LedgerEvent[]): LedgerView =>
   events.length === 0
     ? view
@@ -244,12 +252,12 @@ export class LedgerBatcher {
             inFlight = this.appendBatch(ledgerStream, open);
             open = null;
           } else {
-            open = await this.decideBatch(ledgerStream, queue, this.takeBatch(queue, new Set(), this.maxBatch), null, null);
+            open = await this.decideBatch(ledgerStream, queue, this.takeBatch(queue, nothingBusy, this.maxBatch), null, null);
           }
           continue;
         }
         const room = this.maxBatch - (open?.accepted.length ?? 0);
-        const batch = queue.tasks.length > 0 && room > 0 && !this.needsStoredLedger(queue, inFlight) ? this.takeBatch(queue, new Set([...inFlight.streams, ...(open?.streams ?? [])]), room) : [];
+        const batch = queue.tasks.length > 0 && room > 0 && !this.needsStoredLedger(queue, inFlight) ? this.takeBatch(queue, busyIn(inFlight.streams, open?.streams), room) : [];
         if (batch.length > 0) {
           open = await this.decideBatch(ledgerStream, queue, batch, inFlight, open);
           continue;
@@ -288,23 +296,26 @@ export class LedgerBatcher {
 
   /** the next decisions must wait for the append in flight to be answered: a try alone, one on the store's ledger, or one for another store */
   private needsStoredLedger(queue: LedgerQueue, inFlight: InFlight): boolean {
-    if (queue.tasks[0]!.solo || queue.tasks[0]!.services.store !== inFlight.leaves.store) return true;
-    return queue.tasks.slice(0, this.maxBatch).some((task) => task.freshLedger);
+    const { tasks } = queue;
+    if (tasks[0]!.solo || tasks[0]!.services.store !== inFlight.leaves.store) return true;
+    // looked at where they stand, not copied: this runs for every arrival while an append is in flight
+    for (let index = 0; index < Math.min(tasks.length, this.maxBatch); index++) if (tasks[index]!.freshLedger) return true;
+    return false;
   }
 
   private putBack(queue: LedgerQueue, tasks: readonly Task[]) {
     queue.tasks.unshift(...tasks);
   }
 
-  /** the first task alone if it must go solo; else, in order, up to `room` tasks with no stream named twice or in `busy` (the rest wait, in order) */
-  private takeBatch(queue: LedgerQueue, busy: ReadonlySet<string>, room: number): Task[] {
+  /** the first task alone if it must go solo; else, in order, up to `room` tasks with no stream named twice or `busy` (the rest wait, in order) */
+  private takeBatch(queue: LedgerQueue, busy: (stream: string) => boolean, room: number): Task[] {
     if (queue.tasks[0]!.solo) return queue.tasks.splice(0, 1);
     const batch: Task[] = [];
     const waiting: Task[] = [];
     const named = new Set<string>();
     for (const task of queue.tasks) {
       const stream = task.decision.stream;
-      if (batch.length >= room || task.solo || (stream !== undefined && (named.has(stream) || busy.has(stream)))) {
+      if (batch.length >= room || task.solo || (stream !== undefined && (named.has(stream) || busy(stream)))) {
         waiting.push(task);
         continue;
       }
