@@ -138,6 +138,8 @@ export class WebhookDispatcher {
     const cutOff = setTimeout(() => this.shutdown.abort(), options.graceMs ?? this.timeoutMs);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(cutOff);
+    // every send has its answer: what is left on the connections is bodies being drained
+    await this.sender.close();
     await Promise.allSettled([...this.recording]);
     await this.listener.close();
   }
