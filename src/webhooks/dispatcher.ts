@@ -98,7 +98,14 @@ export class WebhookDispatcher {
   private backlog = false;
   /** where the next claim's round over the organizations starts (claims.ts: a fair share each) */
   private claimCursor: ClaimCursor = FIRST_ORGANIZATION;
-  private lastExhaustedCheck = 0;
+  /**
+   * When the exhausted-delivery check (claims.ts) runs next (performance.now()). Such a delivery
+   * appears only when a lease expires on a last attempt, rare (its dispatcher died, or could not
+   * record the outcome), so the check does not run before every claim: once per poll interval,
+   * and at the time the next due delivery or lease expiry falls (msUntilNextDue), when the
+   * dispatcher wakes for it. The first claim checks.
+   */
+  private exhaustedCheckAt = 0;
   private stopping = false;
   private running: Promise<void> | null = null;
 
@@ -172,9 +179,8 @@ export class WebhookDispatcher {
     // the database is behind with recording outcomes: claims wait for it too (a recorded outcome wakes the loop)
     if (this.recording.size >= this.maxUnrecorded) return this.pollIntervalMs;
     const { db } = this.options;
-    // exhausted deliveries are rare (a lease expired on the last attempt): under a backlog, look for them once per poll interval
-    if (!this.backlog || performance.now() - this.lastExhaustedCheck >= this.pollIntervalMs) {
-      this.lastExhaustedCheck = performance.now();
+    if (performance.now() >= this.exhaustedCheckAt) {
+      this.exhaustedCheckAt = performance.now() + this.pollIntervalMs;
       const exhausted = await failExhaustedDeliveries(db, { maxAttempts: this.maxAttempts, limit: MAX_CLAIM_BATCH });
       if (exhausted > 0) this.logger.warn('webhooks: deliveries failed: their last attempt was interrupted', { count: exhausted });
     }
@@ -186,6 +192,8 @@ export class WebhookDispatcher {
     if (this.backlog) return 0;
     const dueInMs = await msUntilNextDue(db);
     if (dueInMs === null) return this.pollIntervalMs;
+    // a lease may expire then (or has: due now, yet not claimed): look for an exhausted delivery at the wake
+    this.exhaustedCheckAt = Math.min(this.exhaustedCheckAt, performance.now() + Math.max(0, dueInMs));
     // timers may fire a little early; the extra millisecond saves a claim that finds nothing
     if (dueInMs > 0) return Math.min(this.pollIntervalMs, Math.ceil(dueInMs) + 1);
     return CONTENDED_WAIT_MS;
