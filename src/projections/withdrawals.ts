@@ -72,6 +72,10 @@ const withdrawalColumns = (state: string) => {
   };
 };
 
+/** the columns of a new row and of a changed one, built once (the fragments are immutable; each batch's statements reuse them) */
+const NEW_ROW = withdrawalColumns('row.state');
+const CHANGED_ROW = withdrawalColumns('change.state');
+
 const webhookFor = (recorded: EventBody, event: WithdrawalEvent, withdrawal: WithdrawalRecord): WebhookToEnqueue | null => {
   const type = webhookOf(event, withdrawal);
   if (type === null) return null;
@@ -134,7 +138,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
   const updated = [...folded.values()].filter((entry) => entry.requestedAt === null).map((entry) => entry.withdrawal);
   if (created.length > 0) {
     const rows = created.map(({ withdrawal, requestedAt }) => ({ seq: requestedAt!.toString(), state: withdrawal }));
-    const { id, org_id, chain_id, token_id, amount, reference, created_at, status, txn_hash, updated_at } = withdrawalColumns('row.state');
+    const { id, org_id, chain_id, token_id, amount, reference, created_at, status, txn_hash, updated_at } = NEW_ROW;
     await sessionWrite(
       trx,
       sql`
@@ -145,7 +149,7 @@ const handleBatch = async (trx: Transaction<Database>, batch: EventBody[], outbo
     );
   }
   if (updated.length > 0) {
-    const { id, status, txn_hash, updated_at } = withdrawalColumns('change.state');
+    const { id, status, txn_hash, updated_at } = CHANGED_ROW;
     await sessionWrite(
       trx,
       sql`
