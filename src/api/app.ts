@@ -20,8 +20,6 @@ import { consoleRoutes } from '../console/routes.js';
 import { ApiError, internalError, notFound } from './errors.js';
 import { healthRoutes, type HealthCheck } from './health/index.js';
 import { metricsRoutes } from './metrics/index.js';
-import { recordRequestMetrics } from './middleware/metrics.js';
-import { requestIdInErrors } from './middleware/request-id-in-errors.js';
 import { readinessRoutes, type ReadinessCheck } from './readiness/index.js';
 import { authenticate, requirePerson } from './middleware/authenticate.js';
 import { limitBody } from './middleware/body.js';
@@ -114,8 +112,6 @@ type OperationsDependencies = Pick<AppDependencies, 'logger' | 'health' | 'readi
 const operationsApp = ({ logger, health, readiness = async () => ({ ready: true, waitingFor: [] }) }: OperationsDependencies, logContext = true) => {
   const app = new OpenAPIHono<AppEnv>({ router: new RememberingTrieRouter() });
   app.use('*', requestContext(logger, { logContext }));
-  app.use('*', recordRequestMetrics());
-  app.use('*', requestIdInErrors());
   app.use('*', limitBody());
 
   app.route('/', healthRoutes(health));

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { withLogContext, type Logger } from '../log.js';
+import { recordRequestMetrics } from './middleware/metrics.js';
+import { putRequestIdInErrorBody } from './middleware/request-id-in-errors.js';
 import { nodeResponseOf } from './node-exchange.js';
 
 /** Who is calling: set by the authentication middleware on every authenticated route. */
@@ -40,6 +42,11 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * log context: no logger is made per request), and writes one JSON log line per request. Only method, path, status and timing are logged:
  * never headers, query strings or bodies, which may carry credentials.
  *
+ * The request's outermost frame: it also names the request in an error body
+ * (putRequestIdInErrorBody) and counts and times the answer (recordRequestMetrics), in this one
+ * middleware rather than three, as each middleware frame is two more promises a request (its own
+ * and Hono's dispatch), which on Node 20 each pay the log context's promise hook.
+ *
  * `logContext: false` leaves out the log context (the request's own line still names it): a
  * `workers` process's /healthz, /readyz and /metrics log nothing else, and on Node 20 the first
  * log context a process enters (an AsyncLocalStorage) makes every promise it creates from then on
@@ -58,7 +65,11 @@ export const requestContext =
     const started = performance.now();
     try {
       await (logContext ? withLogContext({ requestId }, next) : next());
+      const naming = putRequestIdInErrorBody(c);
+      if (naming) await naming;
     } finally {
+      const durationMs = performance.now() - started;
+      recordRequestMetrics(c, durationMs / 1000);
       if (!nodeResponse) c.header('x-request-id', requestId);
       // written after the log context ends, so it names the request itself
       logger.info('request', {
@@ -66,7 +77,7 @@ export const requestContext =
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        durationMs: Math.round(durationMs * 10) / 10,
       });
     }
   };

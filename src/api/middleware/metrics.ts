@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { httpRequestDuration, httpRequestsTotal } from '../../observability/metrics.js';
 
@@ -9,14 +9,12 @@ import { httpRequestDuration, httpRequestsTotal } from '../../observability/metr
  */
 const routeTemplateOf = (c: Context): string => matchedRoutes(c).findLast((route) => route.method !== 'ALL')?.path ?? 'unmatched';
 
-/** Counts every request and times it, by method, route template and status (CONTRACT §11). */
-export const recordRequestMetrics = (): MiddlewareHandler => async (c, next) => {
-  const stopTimer = httpRequestDuration.startTimer();
-  try {
-    await next();
-  } finally {
-    const route = routeTemplateOf(c);
-    stopTimer({ method: c.req.method, route });
-    httpRequestsTotal.inc({ method: c.req.method, route, status: String(c.res.status) });
-  }
+/**
+ * Counts an answered request and its time, by method, route template and status (CONTRACT §11).
+ * Called by the request's outermost middleware (requestContext) once the answer is final.
+ */
+export const recordRequestMetrics = (c: Context, seconds: number): void => {
+  const route = routeTemplateOf(c);
+  httpRequestDuration.observe({ method: c.req.method, route }, seconds);
+  httpRequestsTotal.inc({ method: c.req.method, route, status: String(c.res.status) });
 };
