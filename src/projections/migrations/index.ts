@@ -20,6 +20,7 @@ import * as webhookDeliveriesLeaseOffIndex from './20261127T1100-webhook-deliver
 import * as webhookAttemptsWithoutDeliveryKey from './20261127T1400-webhook-attempts-without-delivery-key.js';
 import * as webhookDeliveriesListsByStatus from './20261127T1700-webhook-deliveries-lists-by-status.js';
 import * as webhookDeliveriesDedupedById from './20261127T2000-webhook-deliveries-deduped-by-id.js';
+import * as withdrawalsSeqWithoutUniqueIndex from './20261127T2210-withdrawals-seq-without-unique-index.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -50,5 +51,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T1400-webhook-attempts-without-delivery-key': webhookAttemptsWithoutDeliveryKey,
     '20261127T1700-webhook-deliveries-lists-by-status': webhookDeliveriesListsByStatus,
     '20261127T2000-webhook-deliveries-deduped-by-id': webhookDeliveriesDedupedById,
+    '20261127T2210-withdrawals-seq-without-unique-index': withdrawalsSeqWithoutUniqueIndex,
   },
 };
