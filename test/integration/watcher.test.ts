@@ -247,6 +247,33 @@ describe('chain watchers over the devnet and the event store', () => {
     expect(await log.cursor(0, clock())).toBe(1);
   });
 
+  it('the block log holds moves past blocks that paid nobody in memory and writes them, hashes included, with the next move or when saved', async () => {
+    const chainId = `test:block-log-${randomUUID()}`;
+    const log = new BlockLog(infrastructure.db, chainId);
+    const tableCursor = () => new BlockLog(infrastructure.db, chainId).cursor(0, clock());
+    const rememberedHashes = async () => (await new BlockLog(infrastructure.db, chainId).recentBlocks(clock())).map((block) => block.hash);
+    expect(await log.cursor(0, clock())).toBe(0);
+    await log.scannedUnsaved({ number: 0, hash: 'h0' }, clock());
+    await log.scannedUnsaved({ number: 1, hash: 'h1' }, clock());
+    expect(await log.cursor(0, clock())).toBe(2);
+    expect(await log.hashOf(1)).toBe('h1');
+    expect(await tableCursor()).toBe(0); // a watcher that died now would scan blocks 0 and 1 again
+    await log.scanned({ number: 2, hash: 'h2' }, clock());
+    expect(await tableCursor()).toBe(3);
+    expect(await rememberedHashes()).toEqual(['h2', 'h1', 'h0']);
+    await log.scannedUnsaved({ number: 3, hash: 'h3' }, clock());
+    expect(await tableCursor()).toBe(3);
+    await log.save(clock());
+    expect(await tableCursor()).toBe(4);
+    expect(await rememberedHashes()).toEqual(['h3', 'h2', 'h1', 'h0']);
+    // moved by another watcher meanwhile: the held moves are lost and the next write fails, as any move
+    await log.scannedUnsaved({ number: 4, hash: 'h4' }, clock());
+    await new BlockLog(infrastructure.db, chainId).scanned({ number: 4, hash: 'other4' }, clock());
+    await expect(log.save(clock())).rejects.toBeInstanceOf(CursorMovedError);
+    expect(await log.cursor(0, clock())).toBe(5);
+    expect(await log.hashOf(4)).toBe('other4');
+  });
+
   it('a crash between recording and moving the cursor scans the block again and repeats nothing', async () => {
     const controls = devnet.controls(SEPOLIA);
     const { address } = await account(SEPOLIA, 'crash-user');

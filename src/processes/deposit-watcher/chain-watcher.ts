@@ -6,7 +6,7 @@ import { depositKey } from '../../domain/deposit/deposit.js';
 import { DomainError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { BlockHeader, BlockTransfer, ChainGateway } from '../../chains/gateway.js';
-import { BlockLog, CursorMovedError } from './block-log.js';
+import { BlockLog, CursorMovedError, UNSAVED_MOVES_MS } from './block-log.js';
 import { WatcherCheckpoints } from './checkpoint.js';
 import { ChainEventFollower, type OrganizationWalletsAt } from './event-follower.js';
 import { FollowedEventsReader } from './followed-events.js';
@@ -111,6 +111,7 @@ export class ChainWatcher {
   async stop(): Promise<void> {
     this.stopController.abort();
     await this.running;
+    await this.saveCursor();
     await this.options.locks.release(this.chainId);
     this.state = 'stopped';
   }
@@ -125,7 +126,10 @@ export class ChainWatcher {
     try {
       for (;;) {
         try {
-          if (!(await this.step())) break;
+          if (await this.step()) continue;
+          // caught up: the table's cursor is where this watcher stands
+          await this.blockLog.save(this.options.services.clock());
+          break;
         } catch (error) {
           // another watcher moved the cursor first: read it again and go on from there
           this.blockLog.forget();
@@ -136,6 +140,17 @@ export class ChainWatcher {
       if (!this.running) await this.options.locks.release(this.chainId);
     }
     return true;
+  }
+
+  /** the moves past blocks that paid nobody, held in memory, written while this watcher still holds the chain; a failure only means those blocks are scanned again */
+  private async saveCursor(): Promise<void> {
+    if (!this.options.locks.holds(this.chainId)) return this.blockLog.forget();
+    try {
+      await this.blockLog.save(this.options.services.clock());
+    } catch (error) {
+      this.blockLog.forget();
+      this.logger.warn('chain watcher: cursor not saved at stop; the blocks after it are scanned again', { error });
+    }
   }
 
   private get stopping(): boolean {
@@ -184,12 +199,19 @@ export class ChainWatcher {
     }
   }
 
-  /** until the chain's head moves (announced, or polled for when nothing announces it), or a stop */
+  /**
+   * until the chain's head moves (announced, or polled for when nothing announces it), or a stop;
+   * with the cursor's moves held in memory, at most until a second after they are due to be
+   * written: the next block's scan writes them on a chain still mining, the next pass on one gone
+   * quiet
+   */
   private waitForNextBlock(): Promise<void> {
     const { headNotifications, pollIntervalMs } = this.options;
     const signal = this.stopController.signal;
-    if (!headNotifications?.announces(this.chainId)) return pauseUnlessStopped(pollIntervalMs, signal);
-    return headNotifications.waitForHead(this.chainId, { safetyMs: Math.max(pollIntervalMs, NOTIFIED_SAFETY_POLL_MS), pollMs: pollIntervalMs }, signal);
+    const saveDue = this.blockLog.msUntilSaveDue;
+    const atMost = (ms: number) => (saveDue === null ? ms : Math.min(ms, saveDue + UNSAVED_MOVES_MS));
+    if (!headNotifications?.announces(this.chainId)) return pauseUnlessStopped(atMost(pollIntervalMs), signal);
+    return headNotifications.waitForHead(this.chainId, { safetyMs: atMost(Math.max(pollIntervalMs, NOTIFIED_SAFETY_POLL_MS)), pollMs: atMost(pollIntervalMs) }, signal);
   }
 
   /**
@@ -206,6 +228,8 @@ export class ChainWatcher {
   /** reorg check, blocks from the cursor towards the head, confirmations; true when more blocks wait */
   private async pass(): Promise<boolean> {
     const { gateway, services, startBlock = 0, blocksPerStep = 100 } = this.options;
+    // moves held in memory while no block came since (a chain gone quiet) are written now
+    await this.blockLog.saveIfDue(services.clock());
     const head = await gateway.head();
     if (this.settledAt(head)) return false;
     this.settled = null;
@@ -329,7 +353,9 @@ export class ChainWatcher {
         if (await this.record(transfer, key, head)) recorded = true;
       },
     );
-    await this.blockLog.scanned({ number: header.number, hash: header.hash }, services.clock());
+    // a block that recorded nothing is scanned again harmlessly: its move may wait in memory (written with the next or within a second)
+    const scanned = { number: header.number, hash: header.hash };
+    await (recorded ? this.blockLog.scanned(scanned, services.clock()) : this.blockLog.scannedUnsaved(scanned, services.clock()));
     return recorded ? 'recorded' : 'scanned';
   }
 
@@ -372,7 +398,7 @@ export class ChainWatcher {
   /** a reorg replaced the last scanned block: walk back to the fork point, revert what was abandoned, scan again from there */
   private async reorganize(cursor: number): Promise<void> {
     const { gateway, services, startBlock = 0 } = this.options;
-    const remembered = await this.blockLog.recentBlocks();
+    const remembered = await this.blockLog.recentBlocks(services.clock());
     const fork = await findForkPoint(remembered, async (number) => (await gateway.block(number))?.hash ?? null);
     const oldest = remembered[remembered.length - 1]?.number ?? startBlock;
     // deeper than remembered: everything remembered is scanned again, which is the most that can be done
