@@ -21,6 +21,24 @@ const MIN_WAIT_MS = 10;
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** how late a due block may be mined so that chains due soon after it are mined in the same look, as a share of the block time */
+const JOINING_SHARE = 4;
+
+/**
+ * How long to wait (0: none) before mining, so that the chains due within a quarter of a block
+ * time after the one due first are mined together with it: chains whose blocks drifted apart (a
+ * chain passed over while a batch held its lock, mined on a later look) are brought back into one
+ * look, which reads every head, takes the locks and commits once for all of them instead of once
+ * for each. No block is mined before its time; one is mined at most a quarter of a block time late.
+ */
+export const waitForJoiningChains = (heads: ReadonlyMap<string, Date>, seen: Date, blockTimeMs: number): number => {
+  const dueTimes = [...heads.values()].map((at) => at.getTime() + blockTimeMs);
+  const first = Math.min(...dueTimes);
+  if (first > seen.getTime()) return 0;
+  const lastJoining = Math.max(...dueTimes.filter((dueAt) => dueAt <= first + blockTimeMs / JOINING_SHARE));
+  return Math.max(0, lastJoining - seen.getTime());
+};
+
 /**
  * One look of the block producer: every chain's head read in one statement, then a block mined on
  * each chain whose head is at least `blockTimeMs` old, all in one transaction holding the locks of
@@ -44,6 +62,8 @@ export const mineDueChains = async ({ chains, db, clock, blockTimeMs, logger }: 
     const at = heads.get(controls.chain.id);
     return at === undefined || !headIsYoung(at, seen, blockTimeMs);
   });
+  const joining = waitForJoiningChains(heads, seen, blockTimeMs);
+  if (joining > 0) return joining;
   const mineAlone = (controls: DevnetControls) =>
     controls.mineIfDue(blockTimeMs).catch((chainError: unknown) => logger.warn('devnet block production failed', { chainId: controls.chain.id, error: errorMessage(chainError) }));
   for (const controls of due) if (!heads.has(controls.chain.id)) await mineAlone(controls);
