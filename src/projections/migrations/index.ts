@@ -21,6 +21,7 @@ import * as webhookAttemptsWithoutDeliveryKey from './20261127T1400-webhook-atte
 import * as webhookDeliveriesListsByStatus from './20261127T1700-webhook-deliveries-lists-by-status.js';
 import * as webhookDeliveriesDedupedById from './20261127T2000-webhook-deliveries-deduped-by-id.js';
 import * as withdrawalsSeqWithoutUniqueIndex from './20261127T2210-withdrawals-seq-without-unique-index.js';
+import * as depositsSeqWithoutUniqueIndex from './20261127T2230-deposits-seq-without-unique-index.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -52,5 +53,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T1700-webhook-deliveries-lists-by-status': webhookDeliveriesListsByStatus,
     '20261127T2000-webhook-deliveries-deduped-by-id': webhookDeliveriesDedupedById,
     '20261127T2210-withdrawals-seq-without-unique-index': withdrawalsSeqWithoutUniqueIndex,
+    '20261127T2230-deposits-seq-without-unique-index': depositsSeqWithoutUniqueIndex,
   },
 };
