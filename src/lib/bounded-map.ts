@@ -15,6 +15,13 @@ export class BoundedMap<Key, Value> {
    * map grew through).
    */
   private oldest: Iterator<Key> | null = null;
+  /**
+   * The entry at the back (the last set or hit), when known: a hit on it is already where a hit
+   * moves an entry, so it is answered without the delete and set, each of which leaves the Map a
+   * deleted slot to rehash away (one tenant's requests hit the same key again and again).
+   */
+  private newest: Key | undefined;
+  private newestKnown = false;
 
   constructor(readonly limit: number) {
     if (!(limit >= 1)) throw new Error(`a bounded map holds at least one entry, not ${limit}`);
@@ -27,15 +34,23 @@ export class BoundedMap<Key, Value> {
   get(key: Key): Value | undefined {
     const value = this.entries.get(key);
     if (value === undefined) return undefined;
+    if (this.newestKnown && this.newest === key) return value;
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.markNewest(key);
     return value;
   }
 
   set(key: Key, value: Value): void {
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.markNewest(key);
     if (this.entries.size > this.limit) this.entries.delete(this.leastRecentlyUsed());
+  }
+
+  private markNewest(key: Key): void {
+    this.newest = key;
+    this.newestKnown = true;
   }
 
   private leastRecentlyUsed(): Key {
@@ -50,10 +65,12 @@ export class BoundedMap<Key, Value> {
 
   delete(key: Key): void {
     this.entries.delete(key);
+    if (this.newest === key) this.newestKnown = false;
   }
 
   clear(): void {
     this.entries.clear();
     this.oldest = null;
+    this.newestKnown = false;
   }
 }
