@@ -24,3 +24,7 @@ export const loadOrganizationState = async (
   if (services.organizationStates) return services.organizationStates.get(stream, options);
   return { ...(await loadAggregate(services.store, stream, organizationDecider)), fromMemory: false };
 };
+
+/** The organization as the services' memory holds it, at once (no read, no promise); undefined when they keep none or memory does not vouch for it. */
+export const rememberedOrganizationState = (services: { organizationStates?: OrganizationStates | undefined }, orgId: string): CachedStream<Organization> | undefined =>
+  services.organizationStates?.remembered(streams.organization(orgId));

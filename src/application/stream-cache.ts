@@ -43,13 +43,18 @@ export class StreamCache<State> {
       }) ?? (() => undefined);
   }
 
+  /** the stream's state and revision as memory holds it, at once; undefined when memory does not vouch for one */
+  remembered(stream: string): CachedStream<State> | undefined {
+    if (!(this.store.changes?.following() ?? false)) return undefined;
+    const kept = this.entries.get(stream);
+    return kept && { ...kept, fromMemory: true };
+  }
+
   /** the stream's state and revision: from memory unless `fresh` (then read, and kept for the next) */
   async get(stream: string, { fresh = false }: { fresh?: boolean } = {}): Promise<CachedStream<State>> {
+    const remembered = fresh ? undefined : this.remembered(stream);
+    if (remembered) return remembered;
     const following = this.store.changes?.following() ?? false;
-    if (following && !fresh) {
-      const kept = this.entries.get(stream);
-      if (kept) return { ...kept, fromMemory: true };
-    }
     const generation = this.generation;
     const loaded = await this.load(stream);
     if (following && generation === this.generation && this.store.changes?.following()) this.entries.set(stream, loaded);

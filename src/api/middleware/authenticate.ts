@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
-import { loadOrganizationState, type OrganizationStates } from '../../application/organization-states.js';
+import { loadOrganizationState, rememberedOrganizationState, type OrganizationStates } from '../../application/organization-states.js';
 import type { Database } from '../../db/database.js';
 import type { ActiveOrganization, Organization } from '../../domain/organization/organization.js';
 import type { EventStore } from '../../eventstore/port.js';
@@ -26,15 +26,27 @@ const KNOWN_KEY_OWNERS = 10_000;
 const invalidApiKey = () => new ApiError('INVALID_API_KEY', 401, 'The API key is invalid or has been rotated');
 const invalidToken = () => new ApiError('INVALID_TOKEN', 401, 'The access token is invalid or expired');
 
+type Acceptance = (organization: ActiveOrganization) => boolean;
+
+const acceptedBy = (accepts: Acceptance, state: Organization) => (state.status === 'Active' && accepts(state) ? state : undefined);
+
 /**
  * The organization, when `accepts` it: first as memory holds it, and when memory does not accept
  * it, read again from its stream (memory may lag another process's change by a notification, so a
  * refusal is never decided on it alone); undefined when the stream does not accept it either.
  */
-const acceptedOrganization = async (dependencies: AuthenticationDependencies, orgId: string, accepts: (organization: ActiveOrganization) => boolean) => {
-  const accepted = (state: Organization) => (state.status === 'Active' && accepts(state) ? state : undefined);
+const acceptedOrganization = async (dependencies: AuthenticationDependencies, orgId: string, accepts: Acceptance) => {
   const { state, fromMemory } = await loadOrganizationState(dependencies, orgId);
-  return accepted(state) ?? (fromMemory ? accepted((await loadOrganizationState(dependencies, orgId, { fresh: true })).state) : undefined);
+  return acceptedBy(accepts, state) ?? (fromMemory ? acceptedBy(accepts, (await loadOrganizationState(dependencies, orgId, { fresh: true })).state) : undefined);
+};
+
+/**
+ * The organization as memory holds it, when that accepts it, at once (most requests: no read and
+ * no promise); undefined sends the caller to acceptedOrganization, which decides as before.
+ */
+const acceptedInMemory = (dependencies: AuthenticationDependencies, orgId: string, accepts: Acceptance) => {
+  const remembered = rememberedOrganizationState(dependencies, orgId);
+  return remembered && acceptedBy(accepts, remembered.state);
 };
 
 const usernameOf = (organization: ActiveOrganization, userId: string) => organization.users.find((user) => user.userId === userId)?.username;
@@ -54,9 +66,8 @@ export const authenticate = (dependencies: AuthenticationDependencies): Middlewa
   const { db, keyring, clock } = dependencies;
   const keyOwners = new BoundedMap<string, string>(KNOWN_KEY_OWNERS);
   const keyDigests = new ApiKeyDigests((apiKey) => keyring.apiKeyDigest(apiKey), KNOWN_KEY_OWNERS);
-  const ownerOf = async (keyId: string) => {
-    const known = keyOwners.get(keyId);
-    if (known !== undefined) return known;
+  /** the key's organization from the read model, remembered (asked only when memory has none) */
+  const readOwner = async (keyId: string) => {
     const owner = await apiKeyOwner(db, keyId);
     if (owner !== undefined) keyOwners.set(keyId, owner);
     return owner;
@@ -66,10 +77,11 @@ export const authenticate = (dependencies: AuthenticationDependencies): Middlewa
     const authorization = c.req.header('authorization');
     if (apiKey !== undefined) {
       const keyId = apiKeyId(apiKey);
-      const orgId = keyId ? await ownerOf(keyId) : undefined;
+      const orgId = keyId ? (keyOwners.get(keyId) ?? (await readOwner(keyId))) : undefined;
       if (!keyId || orgId === undefined) throw invalidApiKey();
       const digest = keyDigests.digest(keyId, apiKey);
-      const organization = await acceptedOrganization(dependencies, orgId, ({ apiKey: current }) => current?.keyId === keyId && digestsMatch(digest, current.keyDigest));
+      const current: Acceptance = ({ apiKey: held }) => held?.keyId === keyId && digestsMatch(digest, held.keyDigest);
+      const organization = acceptedInMemory(dependencies, orgId, current) ?? (await acceptedOrganization(dependencies, orgId, current));
       const userId = organization?.apiKey?.userId;
       const username = organization && userId !== undefined ? usernameOf(organization, userId) : undefined;
       if (userId === undefined || username === undefined) throw invalidApiKey();

@@ -8,12 +8,15 @@ export const rateLimited = (retryAfterSeconds: number) =>
     'Retry-After': String(retryAfterSeconds),
   });
 
-/** Per API key (its owner) or per person: RATE_LIMIT_PER_MINUTE (CONTRACT §1). After authentication. */
+/**
+ * Per API key (its owner) or per person: RATE_LIMIT_PER_MINUTE (CONTRACT §1). After authentication.
+ * Not an async function: it hands on the next middleware's promise instead of making one of its own.
+ */
 export const limitRate =
   (limiter: RateLimiter): MiddlewareHandler<AppEnv> =>
-  async (c, next) => {
+  (c, next) => {
     const { via, userId, orgId } = c.get('principal');
     const verdict = limiter.take(`${via}:${orgId}:${userId}`);
     if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
-    await next();
+    return next();
   };
