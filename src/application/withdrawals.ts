@@ -15,7 +15,7 @@ import { ledgerCommandsFor } from '../domain/withdrawal/ledger-effects.js';
 import { loadAggregate, toDomainEvent, type CommandMetadata, type DecidedAppend } from './command-handler.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { ExpectedRevision } from '../eventstore/port.js';
-import { loadOrganizationState } from './organization-states.js';
+import { loadOrganizationState, rememberedOrganizationState } from './organization-states.js';
 import { checkExternalUserId } from './deposit-accounts.js';
 import { acceptTotpCode } from './login.js';
 import { hasGasWallet, type OrganizationWallets } from './organization-wallets.js';
@@ -69,12 +69,18 @@ const loadOrganization = async (services: WithdrawalServices, orgId: string, fre
   throw new DomainError('UNAUTHORIZED', 'The organization does not exist');
 };
 
+/** the organization as memory holds it when it is active there, at once (no read, no promise); else undefined, and loadOrganization decides */
+const activeInMemory = (services: WithdrawalServices, orgId: string): LoadedOrganization | undefined => {
+  const remembered = rememberedOrganizationState(services, orgId);
+  return remembered?.state.status === 'Active' ? { organization: remembered.state, revision: remembered.expectedRevision, fromMemory: true } : undefined;
+};
+
 /**
  * `check` on the organization as memory holds it; a refusal is never decided on memory alone
  * (it may lag another process's change by a notification): the stream is read and checked again.
  */
 const onOrganization = async <Result>(services: WithdrawalServices, orgId: string, check: (loaded: LoadedOrganization) => Result | Promise<Result>): Promise<Result> => {
-  const loaded = await loadOrganization(services, orgId);
+  const loaded = activeInMemory(services, orgId) ?? (await loadOrganization(services, orgId));
   try {
     return await check(loaded);
   } catch (error) {
