@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBitcoinTransfer } from '../../src/chains/bitcoin/transactions.js';
 import type { ChainDefinition, PreviousOutput } from '../../src/catalog/chain.js';
 import { createDevnet, DepositRefusedError, devnetDb, type Devnet } from '../../src/chains/devnet/index.js';
-import { withLockedChain } from '../../src/chains/devnet/chain-state.js';
+import { DEVNET_HEAD_CHANNEL, withLockedChain } from '../../src/chains/devnet/chain-state.js';
 import { mineDueChains } from '../../src/chains/devnet/producer.js';
 import { signEvmTransfer } from '../../src/chains/evm/transactions.js';
 import { addressCodecs, transactionCodecs } from '../../src/chains/families.js';
@@ -423,6 +423,38 @@ describe('devnet', () => {
     now = new Date(now.getTime() + 30_000);
     expect(await mineDueChains(producer)).toBe(30_000);
     expect(await heads()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1]);
+  });
+
+  it('the block producer mines a chain with a pending transaction and an empty one in one look, each block on its head, each head announced', async () => {
+    const [busy, empty] = [ETHEREUM, TRON].map((chain) => devnet.controls(chain.id));
+    const chains = [busy!, empty!];
+    const producer = { chains, db: devnetDb(db), clock, blockTimeMs: 60_000, logger: createLogger('silent') };
+    const sender = userKey(ETHEREUM, 9);
+    await busy!.deposit({ toAddress: sender.address, asset: 'native', amount: 10n ** 17n });
+    const { txHash } = await devnet.gateway(ETHEREUM.id).broadcast(evmTransfer(sender.privateKey, { to: userKey(ETHEREUM, 10).address, amount: 1000n, nonce: 0 }));
+    await empty!.mine();
+    const before = await Promise.all(chains.map((controls) => devnet.gateway(controls.chain.id).head()));
+    const listener = await database.pool.connect();
+    const announced: string[] = [];
+    listener.on('notification', (message) => announced.push(String(message.payload)));
+    await listener.query(`listen ${DEVNET_HEAD_CHANNEL}`);
+    try {
+      now = new Date(now.getTime() + 60_000);
+      await mineDueChains(producer);
+      const after = await Promise.all(chains.map((controls) => devnet.gateway(controls.chain.id).head()));
+      expect(after.map((head) => head.number)).toEqual(before.map((head) => head.number + 1));
+      expect(after.map((head) => head.parentHash)).toEqual(before.map((head) => head.hash));
+      expect(after.map((head) => head.timestamp)).toEqual([now.toISOString(), now.toISOString()]);
+      expect(await devnet.gateway(ETHEREUM.id).transactionStatus(txHash)).toMatchObject({ status: 'confirmed', blockNumber: after[0]!.number, blockHash: after[0]!.hash });
+      expect(await devnet.gateway(TRON.id).block(after[1]!.number)).toEqual(after[1]);
+      // announced at the commit: wait for both, in whichever order they come
+      const deadline = Date.now() + 10_000;
+      while (!(announced.includes(ETHEREUM.id) && announced.includes(TRON.id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect([...new Set(announced)].sort()).toEqual([ETHEREUM.id, TRON.id].sort());
+    } finally {
+      await listener.query(`unlisten ${DEVNET_HEAD_CHANNEL}`);
+      listener.release();
+    }
   });
 
   it('the block producer passes over a chain whose lock another transaction holds, without waiting, and mines it on a later look', async () => {

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log.js';
 import { headTimes, withFreeChains } from './chain-state.js';
 import { headIsYoung, type DevnetControls } from './controls.js';
+import { mineEmptyBlocks } from './mining.js';
 import type { DevnetDb } from './tables.js';
 
 export interface BlockProducer {
@@ -74,9 +75,12 @@ export const mineDueChains = async ({ chains, db, clock, blockTimeMs, logger }: 
         db,
         started.map((controls) => controls.chain),
         async (trx, states) => {
+          // due under the lock too (another process may have mined meanwhile): the empty ones mined together, the others one by one
+          const dueStates = [...states.values()].filter((state) => !headIsYoung(new Date(state.head.timestamp), clock(), blockTimeMs));
+          const busy = new Set((await mineEmptyBlocks(trx, dueStates, clock())).map((state) => state.chain.id));
           for (const controls of started) {
             const state = states.get(controls.chain.id);
-            if (state) await controls.mineIfDueLocked(trx, state, blockTimeMs);
+            if (state && busy.has(controls.chain.id)) await controls.mineIfDueLocked(trx, state, blockTimeMs);
           }
         },
       );
