@@ -19,7 +19,7 @@
  * BENCH_IDLE_SECONDS (0) first measures the same figures with no load, per second: what the
  * background does on that store. Per statement it prints shared blocks hit and read (from disk or
  * the OS cache) per call and its planning time as well, and per withdrawal the write-ahead log
- * written (records, full-page images, bytes). BENCH_COMMAND_WEBHOOKS=off bootstraps the
+ * written (records, full-page images, bytes), with the statements that wrote the most of it. BENCH_COMMAND_WEBHOOKS=off bootstraps the
  * organization without a webhook URL (its deliveries wait, unattempted): what the deliveries cost
  * a withdrawal is the difference.
  *
@@ -57,6 +57,9 @@ interface StatementRow {
   total_plan_time: number;
   shared_blks_hit: string;
   shared_blks_read: string;
+  /** write-ahead log the statement wrote: records and bytes (its triggers' included) */
+  wal_records: string;
+  wal_bytes: string;
 }
 
 /** what the service and its PostgreSQL did between `start()` and `end()`: CPU, transactions, statements */
@@ -83,7 +86,7 @@ const counters = (client: pg.Client, service: BenchService, postmaster: number) 
             wal: await walWritten().then((after) => ({ records: after.records - walBefore.records, fpi: after.fpi - walBefore.fpi, bytes: after.bytes - walBefore.bytes })),
             statements: (
               await client.query<StatementRow>(
-                `select query, calls::text as call_count, rows::text as row_count, total_exec_time, total_plan_time, shared_blks_hit::text, shared_blks_read::text from pg_stat_statements
+                `select query, calls::text as call_count, rows::text as row_count, total_exec_time, total_plan_time, shared_blks_hit::text, shared_blks_read::text, wal_records::text, wal_bytes::text from pg_stat_statements
                   where query not like '%pg_stat_%' and dbid = (select oid from pg_database where datname = current_database())
                   order by pg_stat_statements.total_exec_time + pg_stat_statements.total_plan_time desc`,
               )
@@ -110,6 +113,13 @@ const printCost = (unit: string, units: number, cost: Awaited<ReturnType<Awaited
     const calls = Number(row.call_count);
     const perCall = (value: string | number) => (Number(value) / calls).toFixed(1);
     console.log(`| ${per(row.total_exec_time).toFixed(3)} | ${per(row.total_plan_time).toFixed(3)} | ${per(calls).toFixed(3)} | ${perCall(row.row_count)} | ${(row.total_exec_time / calls).toFixed(3)} | ${(row.total_plan_time / calls).toFixed(3)} | ${perCall(row.shared_blks_hit)} | ${perCall(row.shared_blks_read)} | ${shortened(row.query)} |`);
+  }
+  // the log is what every write costs twice (written, then flushed and archived): which statement writes it
+  const byWal = [...cost.statements].sort((a, b) => Number(b.wal_bytes) - Number(a.wal_bytes));
+  console.log(`\nthe statements that wrote the most write-ahead log, most first:\n\n| WAL records per ${unit} | WAL bytes per ${unit} | calls per ${unit} | rows per call | statement |\n|---:|---:|---:|---:|---|`);
+  for (const row of byWal.slice(0, 10)) {
+    const calls = Number(row.call_count);
+    console.log(`| ${per(Number(row.wal_records)).toFixed(2)} | ${per(Number(row.wal_bytes)).toFixed(0)} | ${per(calls).toFixed(3)} | ${(Number(row.row_count) / calls).toFixed(1)} | ${shortened(row.query)} |`);
   }
   // cheap statements called often (polls, BEGIN/COMMIT, locks) are round trips too, though they take little time
   const byCalls = [...cost.statements].sort((a, b) => Number(b.call_count) - Number(a.call_count));
