@@ -305,8 +305,16 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
   return rows.length;
 };
 
+/** When the dispatcher next has something to do (msUntilNextDue), in milliseconds from now. */
+export interface NextDue {
+  /** until the earliest pending delivery (or lease) is due */
+  ms: number;
+  /** until the earliest of those leases expires, when one was read (null otherwise): an attempt that may have been interrupted */
+  leaseExpiresInMs: number | null;
+}
+
 /**
- * Milliseconds until the earliest pending delivery (or lease) is due, or null when none is pending.
+ * When the earliest pending delivery (or lease) is due, or null when none is pending.
  * The organizations that have deliveries not parked, one descent of the per-organization due index
  * each: each one's first delivery not leased, and, unless that one is due already, the earliest
  * lease among those before it in due order (a claim takes an organization's oldest due first, so
@@ -314,10 +322,11 @@ export const failExhaustedDeliveries = async (db: Kysely<Database>, options: { m
  * waiting for a URL are not in that index, so a store with many organizations without a URL
  * (hundreds of thousands of waiting rows) answers as fast as an empty one.
  */
-export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | null> => {
-  const { rows } = await sql<{ ms: number | null }>`
+export const msUntilNextDue = async (db: Kysely<Database>): Promise<NextDue | null> => {
+  const { rows } = await sql<{ ms: number | null; lease_ms: number | null }>`
     with recursive ${organizationsInRound(FIRST_ORGANIZATION)}
-    select (extract(epoch from (min(least(first_free.next_attempt_at, first_lease.leased_until)) - now())) * 1000)::float8 as ms
+    select (extract(epoch from (min(least(first_free.next_attempt_at, first_lease.leased_until)) - now())) * 1000)::float8 as ms,
+           (extract(epoch from (min(first_lease.leased_until) - now())) * 1000)::float8 as lease_ms
     from round
     left join lateral (
       select delivery.next_attempt_at from webhook_deliveries as delivery
@@ -333,7 +342,8 @@ export const msUntilNextDue = async (db: Kysely<Database>): Promise<number | nul
         and coalesce(first_free.next_attempt_at, 'infinity'::timestamptz) > now()
     ) as first_lease
   `.execute(db);
-  return rows[0]?.ms ?? null;
+  const row = rows[0];
+  return row === undefined || row.ms === null ? null : { ms: row.ms, leaseExpiresInMs: row.lease_ms };
 };
 
 export interface AttemptOutcome {

@@ -102,8 +102,8 @@ export class WebhookDispatcher {
    * When the exhausted-delivery check (claims.ts) runs next (performance.now()). Such a delivery
    * appears only when a lease expires on a last attempt, rare (its dispatcher died, or could not
    * record the outcome), so the check does not run before every claim: once per poll interval,
-   * and at the time the next due delivery or lease expiry falls (msUntilNextDue), when the
-   * dispatcher wakes for it. The first claim checks.
+   * and when the earliest lease msUntilNextDue reads expires (the dispatcher wakes for it). The
+   * first claim checks.
    */
   private exhaustedCheckAt = 0;
   private stopping = false;
@@ -190,10 +190,11 @@ export class WebhookDispatcher {
     this.claimCursor = claimed.cursor;
     this.backlog = claimed.deliveries.length === limit || claimed.shareFilled;
     if (this.backlog) return 0;
-    const dueInMs = await msUntilNextDue(db);
-    if (dueInMs === null) return this.pollIntervalMs;
-    // a lease may expire then (or has: due now, yet not claimed): look for an exhausted delivery at the wake
-    this.exhaustedCheckAt = Math.min(this.exhaustedCheckAt, performance.now() + Math.max(0, dueInMs));
+    const nextDue = await msUntilNextDue(db);
+    if (nextDue === null) return this.pollIntervalMs;
+    // a lease expires then (or has): its attempt may have been the last, so look for an exhausted delivery at that wake
+    if (nextDue.leaseExpiresInMs !== null) this.exhaustedCheckAt = Math.min(this.exhaustedCheckAt, performance.now() + Math.max(0, nextDue.leaseExpiresInMs));
+    const dueInMs = nextDue.ms;
     // timers may fire a little early; the extra millisecond saves a claim that finds nothing
     if (dueInMs > 0) return Math.min(this.pollIntervalMs, Math.ceil(dueInMs) + 1);
     return CONTENDED_WAIT_MS;

@@ -74,7 +74,7 @@ describe('deliveries parked for a URL, as the outbox readers see them', () => {
     const nextDue = await withRowsRead(msUntilNextDue);
     // due at its insertion: now or just past
     expect(nextDue.result).not.toBeNull();
-    expect(nextDue.result!).toBeLessThanOrEqual(0);
+    expect(nextDue.result!.ms).toBeLessThanOrEqual(0);
     expect(nextDue.rowsRead).toBeLessThanOrEqual(2);
     const figures = await withRowsRead(outboxFigures);
     expect(figures.result.pending).toBe(1);
