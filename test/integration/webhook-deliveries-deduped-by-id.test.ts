@@ -9,10 +9,10 @@ import { insertOrganization } from '../support/webhook-fixtures.js';
 
 const MIGRATION = '20261127T2000-webhook-deliveries-deduped-by-id';
 
-/** the read models' set as it was before the outbox turned replays away by id */
+/** the read models' set as it was before the outbox turned replays away by id: the migrations named before it (they run in name order) */
 const beforeDedupeById: MigrationSet = {
   ...readModelMigrations,
-  migrations: Object.fromEntries(Object.entries(readModelMigrations.migrations).filter(([name]) => name !== MIGRATION)),
+  migrations: Object.fromEntries(Object.entries(readModelMigrations.migrations).filter(([name]) => name < MIGRATION)),
 };
 
 const dedupeKeyIndexed = async (database: TestDatabase): Promise<boolean> =>
