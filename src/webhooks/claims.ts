@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { NamedStatements } from '../db/named-statements.js';
 import { timeOrderedUuid } from '../db/time-ordered-uuid.js';
 
 /**
@@ -139,9 +140,11 @@ const dueOf = (orgId: RawBuilder<unknown>, limit: RawBuilder<unknown>) => sql`
 export const claimFairShares = async (
   db: Kysely<Database>,
   options: { limit: number; maxAttempts: number; leaseMs: number; cursor?: ClaimCursor },
+  /** where the claim runs as a named statement (planned once per connection) instead of through `db` */
+  named?: NamedStatements,
 ): Promise<FairClaim> => {
   const cursor = options.cursor ?? FIRST_ORGANIZATION;
-  const { rows } = await sql<ClaimedRow & { round_end: string; share_filled: boolean }>`
+  const claim = sql<ClaimedRow & { round_end: string; share_filled: boolean }>`
     with recursive ${organizationsInRound(cursor)},
     even_share as (
       -- an even share of the claim among the round's first organizations, and one more: how far each is counted first
@@ -226,7 +229,8 @@ export const claimFairShares = async (
     from claimed
     cross join share
     left join organizations as organization on organization.id = claimed.org_id
-  `.execute(db);
+  `.compile(db);
+  const rows = named ? await named.rows(claim) : (await db.executeQuery(claim)).rows;
   const deliveries = rows.map((row) => ({
     id: row.id,
     orgId: row.org_id,
