@@ -6,7 +6,8 @@ import { creditDelays, type CreditDelays, type ReadRows } from './deposit-credit
  * detected and confirmed (events in the store after the injection began), listed confirmed by the
  * deposits read model, their webhooks delivered, their sweeps settled. Each stage's time is when
  * its count first reached the deposits injected (webhooks: every delivery of the organization made
- * since, delivered; sweeps: as many settled as were scheduled), to the second.
+ * since, delivered; sweeps: as many settled as were scheduled, once some were: the sweeper schedules
+ * them after the credits, so none scheduled yet is not all settled), to the second.
  */
 export interface DepositStageTimes {
   detectedMs: number | null;
@@ -119,7 +120,7 @@ export const depositStageSampler = async (read: ReadRows, orgId: string): Promis
         if (times.listedMs === null && counts.listed >= expected) times.listedMs = at;
         const allConfirmed = times.confirmedMs !== null;
         if (times.webhooksDeliveredMs === null && allConfirmed && counts.webhooksMade > 0 && counts.webhooksDelivered >= counts.webhooksMade) times.webhooksDeliveredMs = at;
-        if (times.sweepsSettledMs === null && allConfirmed && counts.sweepsSettled >= counts.sweepsScheduled) times.sweepsSettledMs = at;
+        if (times.sweepsSettledMs === null && allConfirmed && counts.sweepsScheduled > 0 && counts.sweepsSettled >= counts.sweepsScheduled) times.sweepsSettledMs = at;
         if (Object.values(times).every((time) => time !== null) || now > deadline()) return { ...times, counts };
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
         counts = await sample();
