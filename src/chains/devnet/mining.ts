@@ -127,7 +127,7 @@ export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, pol
   const { included, dropped } = await recheck(trx, state, await pendingEntries(trx, chain.id), policy);
   await dropAll(trx, chain.id, dropped);
   const block = nextBlock(state, now, included.map((entry) => entry.hash));
-  const { number, hash, timestamp } = block;
+  const { number } = block;
   await trx.insertInto('devnet_blocks').values(block).execute();
   const failing = included.filter((entry) => entry.error !== null).map((entry) => entry.hash);
   const succeeding = included.filter((entry) => entry.error === null).map((entry) => entry.hash);
@@ -139,9 +139,15 @@ export const mineBlock = async (trx: DevnetDb, state: ChainState, now: Date, pol
   }
   await countInTotals(trx, chain.id, included.map((entry) => entry.hash), 1);
   await trx.updateTable('devnet_chains').set({ head_number: number }).where('chain_id', '=', chain.id).returning(notifyHeadMoved).execute();
-  const header: BlockHeader = { number, hash, parentHash: state.head.hash, timestamp: timestamp.toISOString() };
-  state.head = header;
-  return header;
+  return becomesHead(state, block);
+};
+
+type BlockRow = ReturnType<typeof nextBlock>;
+
+/** The chain's state takes a just-mined block as its head; answers that head. */
+const becomesHead = (state: ChainState, block: BlockRow): BlockHeader => {
+  state.head = { number: block.number, hash: block.hash, parentHash: block.parent_hash, timestamp: block.timestamp.toISOString() };
+  return state.head;
 };
 
 /** The row of the block mined next on top of the chain's head, holding these transactions. */
@@ -172,7 +178,7 @@ export const mineEmptyBlocks = async (trx: DevnetDb, states: readonly ChainState
         from unnest(${mined.map(({ block }) => block.chain_id)}::text[], ${mined.map(({ block }) => block.number)}::bigint[]) as moved(chain_id, number)
        where devnet_chains.chain_id = moved.chain_id
       returning ${notifyHeadMoved}`.execute(trx);
-    for (const { state, block } of mined) state.head = { number: block.number, hash: block.hash, parentHash: block.parent_hash, timestamp: block.timestamp.toISOString() };
+    for (const { state, block } of mined) becomesHead(state, block);
   }
   return states.filter((state) => !empty.has(state.chain.id));
 };
