@@ -64,7 +64,9 @@ const signalsReplaceability = (tx: TX) => tx.inputs.some((input) => input.sequen
 const internalHash = (txid: string) => Buffer.from(txid, 'hex').reverse().toString('hex');
 
 export const startRegtestNode = async (): Promise<RegtestNode> => {
-  const node = new bcoin.FullNode({ network: 'regtest', memory: true, workers: false, listen: false, indexTX: true, logLevel: 'none', replaceByFee: true, 'replace-by-fee': true });
+  // bcoin's own HTTP server (unused: the bridge below answers) on a port the system picks: regtest's
+  // fixed 48332 lies in the range outgoing connections take their ports from, so it was sometimes taken
+  const node = new bcoin.FullNode({ network: 'regtest', memory: true, workers: false, listen: false, indexTX: true, logLevel: 'none', replaceByFee: true, 'replace-by-fee': true, httpHost: '127.0.0.1', httpPort: 0 });
   await node.open();
   const key = bcoin.KeyRing.generate();
   const harnessAddress = key.getAddress();
