@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../bench/lib/service.js';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import solc from 'solc';
@@ -20,15 +19,40 @@ export interface Anvil {
   stop(): Promise<void>;
 }
 
-/** A real anvil node (automine on: each transaction gets its own block), `--chain-id` as given. */
+/** anvil's line saying where it listens, once it does */
+const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/;
+
+/**
+ * A real anvil node (automine on: each transaction gets its own block), `--chain-id` as given. It
+ * listens on a port the system picks (`--port 0`) and says which: a port chosen here and handed to
+ * it could be taken by another process in between.
+ */
 export const startAnvil = async (chainId: number): Promise<Anvil> => {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [anvilLauncher, '--chain-id', String(chainId), '--port', String(port), '--host', '127.0.0.1', '--silent'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, [anvilLauncher, '--chain-id', String(chainId), '--port', '0', '--host', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<string>((resolve, reject) => {
+    let said = '';
+    let listening = false;
+    const timer = setTimeout(() => reject(new Error(`anvil did not say where it listens: ${stderr}`)), 30_000);
+    // read until the line that names the port, then drain the rest unread (a full pipe would stop anvil)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (listening) return;
+      said += chunk.toString();
+      const match = LISTENING.exec(said);
+      if (!match) return;
+      listening = true;
+      clearTimeout(timer);
+      resolve(match[1]!);
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`anvil exited before listening: ${stderr}`));
+    });
+  });
   const url = `http://127.0.0.1:${port}`;
   const provider = new JsonRpcProvider(url, chainId, { staticNetwork: true, cacheTimeout: -1 });
   const deadline = Date.now() + 30_000;
