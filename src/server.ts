@@ -18,7 +18,7 @@ import { createNodeGateways } from './chains/node-gateways.js';
 import { bitcoinOwnOutputs } from './application/bitcoin-own-outputs.js';
 import { CHAINS } from './catalog/registry.js';
 import { createChainWatchers, watcherPollIntervalMs } from './processes/deposit-watcher/index.js';
-import type { Config, ServeRole } from './config/env.js';
+import { serviceParts, type Config } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import type { Logger } from './log.js';
 import { allProjections } from './projections/registry.js';
@@ -47,10 +47,6 @@ export class StoppedDuringStartError extends Error {
 const throwIfStopping = (stopSignal: AbortSignal | undefined) => {
   if (stopSignal?.aborted) throw new StoppedDuringStartError();
 };
-
-/** SERVE_ROLE: whether this process answers the API, and whether it runs the background work */
-export const servesApi = (role: ServeRole) => role !== 'workers';
-export const runsWorkers = (role: ServeRole) => role !== 'api';
 
 const listen = (app: { fetch: ReturnType<typeof createApp>['fetch'] }, config: Config): Promise<ServerType> =>
   new Promise((resolve, reject) => {
@@ -83,7 +79,9 @@ const signerMissing = {
  * `config.SERVE_ROLE` says which of them this process runs: `api` answers the whole API and starts
  * no background work (the devnet's endpoints included: its chains are in the database); `workers`
  * runs every projection, the webhook dispatcher, the devnet's block producer, the deposit
- * watchers, sweepers and withdrawal processors, and answers only /healthz, /readyz and /metrics.
+ * watchers, sweepers and withdrawal processors, and answers only /healthz, /readyz and /metrics;
+ * a list of parts (`projections`, `webhooks,chains`) runs those alone, answering the same three
+ * paths unless `api` is among them.
  */
 export const composeService = (infrastructure: Infrastructure, config: Config, logger: Logger, clock: () => Date = () => new Date()) => {
   const services: OrganizationServices = {
@@ -167,8 +165,8 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
   // readiness reads the projections' checkpoints in the database, wherever they run
   const readiness = createReadiness(infrastructure.db, infrastructure.store, projections);
   const role = config.SERVE_ROLE;
-  const background = runsWorkers(role);
-  const app = servesApi(role)
+  const parts = serviceParts(role);
+  const app = parts.has('api')
     ? createApp({
         readiness: readiness.check,
         gasStation: organizationWallets ? { wallets: organizationWallets, gateways } : null,
@@ -206,31 +204,34 @@ export const composeService = (infrastructure: Infrastructure, config: Config, l
     /** sent transactions without an outcome for too long (for metrics and operators) */
     stuckTransactions,
     role,
-    /** catch the read models up (so the first requests see current data), then follow live (an `api` process: nothing) */
+    /** catch the read models up (so the first requests see current data), then follow live: the parts SERVE_ROLE names (an `api` process: nothing) */
     startWorkers: async (stopSignal?: AbortSignal) => {
-      if (!background) return;
-      for (const runner of runners) {
-        await runner.catchUp(stopSignal);
-        throwIfStopping(stopSignal);
+      if (parts.has('projections')) {
+        for (const runner of runners) {
+          await runner.catchUp(stopSignal);
+          throwIfStopping(stopSignal);
+        }
+        for (const runner of runners) runner.start();
       }
-      for (const runner of runners) runner.start();
-      dispatcher.start();
-      devnet?.startProducer();
-      watchers.start();
-      sweepers.start();
-      withdrawalProcessors.start();
+      if (parts.has('webhooks')) dispatcher.start();
+      if (parts.has('chains')) {
+        devnet?.startProducer();
+        watchers.start();
+        sweepers.start();
+        withdrawalProcessors.start();
+      }
     },
     /** projections first (no new outbox rows), then the sends in flight */
     stopWorkers: async () => {
-      if (background) {
+      if (parts.has('chains')) {
         // the watchers first: they append the events the projections turn into outbox rows
         await watchers.stop();
         await sweepers.stop();
         await withdrawalProcessors.stop();
-        await Promise.all(runners.map((runner) => runner.stop()));
-        await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
-        await devnet?.stopProducer();
       }
+      if (parts.has('projections')) await Promise.all(runners.map((runner) => runner.stop()));
+      if (parts.has('webhooks')) await dispatcher.stop({ graceMs: config.SHUTDOWN_TIMEOUT_MS });
+      if (parts.has('chains')) await devnet?.stopProducer();
       for (const gateway of nodeGateways.values()) gateway.close?.();
       stopObserving();
     },

@@ -20,9 +20,34 @@ const eventStoreUrl = z
   .string()
   .regex(/^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'a kurrentdb:// or esdb:// connection string');
 
-/** What one `serve` process runs (CONTRACT §11: any number of them may share one database). */
-export const SERVE_ROLES = ['all', 'api', 'workers'] as const;
-export type ServeRole = (typeof SERVE_ROLES)[number];
+/**
+ * The parts of the service a `serve` process can run (CONTRACT §11: any number of processes may
+ * share one database): the API; the projections (the read models and the webhook outbox they fill);
+ * the webhook dispatcher; the chains (the devnet's block producer, deposit watchers, sweepers and
+ * withdrawal processors).
+ */
+export const SERVICE_PARTS = ['api', 'projections', 'webhooks', 'chains'] as const;
+export type ServicePart = (typeof SERVICE_PARTS)[number];
+/** SERVE_ROLE's names for sets of parts: `all` runs every part, `workers` every part but the API */
+export const SERVE_ROLES = { all: SERVICE_PARTS, workers: ['projections', 'webhooks', 'chains'] } as const satisfies Record<string, readonly ServicePart[]>;
+/** `all`, `workers`, or a comma-separated list of parts (`api`, `projections`, `webhooks,chains`), as written */
+export type ServeRole = string;
+
+const serveRole = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      if (value in SERVE_ROLES) return true;
+      const parts = value.split(',').map((part) => part.trim());
+      return parts.every((part) => (SERVICE_PARTS as readonly string[]).includes(part)) && new Set(parts).size === parts.length;
+    },
+    `all, workers, or a comma-separated list of ${SERVICE_PARTS.join(', ')} (each once)`,
+  );
+
+/** the parts SERVE_ROLE names */
+export const serviceParts = (role: ServeRole): ReadonlySet<ServicePart> =>
+  new Set(role in SERVE_ROLES ? SERVE_ROLES[role as keyof typeof SERVE_ROLES] : (role.split(',').map((part) => part.trim()) as ServicePart[]));
 
 /** Every environment variable the service and the CLI read, parsed once (CONTRACT §1). */
 export const envSchema = z.object({
@@ -58,11 +83,12 @@ export const envSchema = z.object({
   DATABASE_WORKERS_POOL_SIZE: positiveInt(16),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   /**
-   * what `serve` runs: `all` (the API and the background work, one process), `api` (the API alone)
-   * or `workers` (projections, webhook delivery, chain workers and the devnet's blocks, with only
-   * /healthz, /readyz and /metrics on PORT)
+   * what `serve` runs: `all` (the API and the background work, one process), `api` (the API alone),
+   * `workers` (projections, webhook delivery, chain workers and the devnet's blocks, with only
+   * /healthz, /readyz and /metrics on PORT), or a comma-separated list of the parts
+   * (SERVICE_PARTS), e.g. `projections` and `webhooks,chains` for the background work on two processes
    */
-  SERVE_ROLE: z.enum(SERVE_ROLES).default('all'),
+  SERVE_ROLE: serveRole.default('all'),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,7 +3,7 @@ import { chainBackend } from '../chains/chain-availability.js';
 import { streamCategories } from '../domain/streams.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../log.js';
-import type { Config, ServeRole } from './env.js';
+import { serviceParts, type Config, type ServeRole } from './env.js';
 
 /**
  * The one line a new operator reads at start: where the service listens, what it runs (`role`,
@@ -18,8 +18,8 @@ export const logStartSummary = async (logger: Logger, config: Config, store: Pic
   }));
   const anOrganization = await store.readAll({ maxCount: 1, filter: { categories: [streamCategories.organization] } }).catch(() => null);
   const next = anOrganization?.length === 0 ? { next: 'no organization yet: create one with `npx ledgergate bootstrap --org <name> --user <username>`' } : {};
-  // a `workers` process answers /healthz, /readyz and /metrics alone: no console, no API document
-  const pages = fields.role === 'workers' ? {} : { console: `${fields.url}/console`, docs: `${fields.url}/docs` };
+  // a process without the API answers /healthz, /readyz and /metrics alone: no console, no API document
+  const pages = serviceParts(fields.role).has('api') ? { console: `${fields.url}/console`, docs: `${fields.url}/docs` } : {};
   logger.info('ledgergate listening', { ...fields, ...pages, chains, ...next });
   if (config.isProduction && Object.keys(chains).length === 0) {
     logger.warn('no chain is enabled: set CHAINS_CONFIG (with LEDGERGATE_SIGNER_MNEMONIC) so deposits and withdrawals can run', {});

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { ConfigError, loadConfig, serviceParts } from '../../src/config/env.js';
 
 describe('configuration (CONTRACT §1)', () => {
   it('has the documented defaults', () => {
@@ -59,6 +59,18 @@ describe('configuration (CONTRACT §1)', () => {
       SERVE_ROLE: 'workers',
     });
     expect(config.CHAINS_CONFIG).toBeUndefined();
+  });
+
+  it('runs the parts SERVE_ROLE names: all, workers, or a list of parts', () => {
+    const partsOf = (role: string) => [...serviceParts(loadConfig({ SERVE_ROLE: role }).SERVE_ROLE)].sort();
+    expect(partsOf('all')).toEqual(['api', 'chains', 'projections', 'webhooks']);
+    expect(partsOf('workers')).toEqual(['chains', 'projections', 'webhooks']);
+    expect(partsOf('api')).toEqual(['api']);
+    expect(partsOf('projections')).toEqual(['projections']);
+    expect(partsOf(' webhooks, chains ')).toEqual(['chains', 'webhooks']);
+    for (const role of ['both', 'projections,projections', 'api,', 'workers,api', 'chains;webhooks']) {
+      expect(() => loadConfig({ SERVE_ROLE: role }), role).toThrow(/SERVE_ROLE: all, workers, or a comma-separated list of api, projections, webhooks, chains/);
+    }
   });
 
   it('requires the master secret in production, and refuses a short one', () => {
