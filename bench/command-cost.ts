@@ -10,8 +10,9 @@
  * 1,000 withdrawals (from its /metrics) and its peak RSS. Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
- * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
- * process, their CPU shown apart; `one`: one process), as in `npm run bench`.
+ * The service runs as BENCH_SERVICE_PROCESSES says (the default: an api, a projections and a
+ * webhooks,chains process, their CPU shown apart; `split`: an api and a workers process; `one`:
+ * one process), as in `npm run bench`.
  *
  * With BENCH_DATA_DIR (a DATA_DIR filled by `npm run bench:fill`, or an empty directory; kept),
  * the service runs on that store as the cost curve runs it: a first start (an organization
@@ -40,7 +41,7 @@ import { machineLine } from './lib/report.js';
 import { describeCollections, describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
 import { shortened } from './lib/server-cost.js';
-import { benchDataDir, describePeakRss, startBenchService, type BenchService } from './lib/service.js';
+import { benchDataDir, describeLayout, describePeakRss, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
 
@@ -169,7 +170,7 @@ await runBenchmark(async (lifecycle) => {
   const plan = { url: service.url, apiKey: org.api.apiKey, connections, templates: withdrawalTemplates(tokens) };
   progress('warming up for 3 s');
   await runLoad(lifecycle, { ...plan, seconds: 3, referencePrefix: `warm-${Date.now().toString(36)}` });
-  const layout = service.layout === 'split' ? 'the service as two processes (api, workers)' : 'the service as one process';
+  const layout = `the service as ${describeLayout(service.layout)}`;
   const header = `${tokens.length} token(s), ${existingDataDir ? `the store of ${existingDataDir}` : 'a fresh store'}, ${layout} — ${machineLine().replace(/^machine: /, '')}`;
 
   if (idleSeconds > 0) {

@@ -10,10 +10,12 @@
  *   BENCH_PHASES=withdrawals-one-token,rebuild npm run bench
  *   BENCH_SERVICE_NODE_OPTIONS=--cpu-prof npm run bench    # profile the service (CPU.*.cpuprofile in the project root)
  *
- * The service runs as BENCH_SERVICE_PROCESSES says: `split` (the default, the deployment
- * docs/operations.md recommends: one SERVE_ROLE=api and one SERVE_ROLE=workers process on one
- * database) or `one` (one SERVE_ROLE=all process, as `npm start`). Each withdrawal phase prints the
- * CPU each process and PostgreSQL used over its load.
+ * The service runs as BENCH_SERVICE_PROCESSES says: the default `api projections webhooks,chains`
+ * (three processes on one database: the API, the projections alone, the webhooks and the chains;
+ * docs/operations.md), `split` (one SERVE_ROLE=api and one SERVE_ROLE=workers process), `one` (one
+ * SERVE_ROLE=all process, as `npm start`) or any SERVE_ROLE per process, separated by spaces. Each
+ * withdrawal phase prints the CPU each process and PostgreSQL used over its load, and the event
+ * loop's delay of the process running the projections (and of the chains' when it is another).
  *
  * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
  * side by side), BENCH_PHASES (all: settlement, withdrawals-one-token, withdrawals-20-tokens,
@@ -106,7 +108,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
 
   const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
     lifecycle.checkpoint();
-    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs, workersUrl: service.workersUrl });
+    const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs, projectionsUrl: service.projectionsUrl, chainsUrl: service.workersUrl });
     progress(`${name}: projection lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms over ${result.lag.count} positions`);
     return result;
   };

@@ -14,7 +14,7 @@ export const describeProjectionStages = (before: Map<string, number>, after: Map
     const mean = (sum: number, scale = 1) => (batches > 0 ? ((sum / batches) * scale).toFixed(1) : '-');
     return `| ${name} | ${batches} | ${mean(delta('ledgergate_projection_batch_size_sum', name))} | ${mean(delta('ledgergate_projection_apply_duration_seconds_sum', name), 1000)} | ${mean(delta('ledgergate_projection_event_delay_seconds_sum', name), 1000)} |`;
   });
-  return ['projections over the load (the workers process; means per batch):', '| projection | batches | events | apply ms | recorded → checkpoint ms |', '|---|---:|---:|---:|---:|', ...rows];
+  return ['projections over the load (the process running them; means per batch):', '| projection | batches | events | apply ms | recorded → checkpoint ms |', '|---|---:|---:|---:|---:|', ...rows];
 };
 
 /** Each projection's own lag over the load (the time until its checkpoint reached what it owed each position seen): `balances p50 70 / p99 210 ms, …` */
@@ -28,7 +28,7 @@ export const describeProjectionLags = (byProjection: Map<string, number[]>): str
     .join(', ')}`;
 
 /** The event loop's delay in the process running the projections since its last scrape (the runtime's own monitor, 10-ms resolution) */
-export const describeEventLoopDelay = (samples: Map<string, number>): string => {
+export const describeEventLoopDelay = (samples: Map<string, number>, processName = 'the workers'): string => {
   const ms = (name: string) => ((samples.get(`nodejs_eventloop_lag_${name}_seconds`) ?? Number.NaN) * 1000).toFixed(1);
-  return `the workers' event-loop delay over the load: p50 ${ms('p50')}, p90 ${ms('p90')}, p99 ${ms('p99')}, max ${ms('max')} ms`;
+  return `${processName}' event-loop delay over the load: p50 ${ms('p50')}, p90 ${ms('p90')}, p99 ${ms('p99')}, max ${ms('max')} ms`;
 };

@@ -6,6 +6,7 @@ import type { ChainSettlement, SettlementFigures } from './phases/settlement.js'
 import type { RebuildFigures } from './phases/rebuild.js';
 import type { WebhookPhaseFigures } from './phases/webhooks.js';
 import type { WithdrawalPhaseFigures } from './phases/withdrawals.js';
+import { describeLayout } from './service.js';
 import type { LatencySummary } from './stats.js';
 import { formatTable, num } from './table.js';
 
@@ -24,7 +25,7 @@ export interface RunFigures {
   /** each service process's peak RSS, MiB, by role (more than one when the service is split) */
   peakRssByProcessMiB?: Map<string, number | null>;
   /** how the service ran: one process, or an api and a workers process */
-  serviceLayout?: 'one' | 'split';
+  serviceLayout?: string;
   settlement?: SettlementFigures;
   history?: HistoryPhaseFigures;
 }
@@ -229,7 +230,7 @@ export const machineLine = () =>
   `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${num(os.totalmem() / 2 ** 30, 1)} GiB RAM, node ${process.version}, ${os.platform()} ${os.release()}`;
 
 const layoutLine = (layout: RunFigures['serviceLayout']) =>
-  layout === undefined ? [] : [`service: ${layout === 'split' ? 'two processes, SERVE_ROLE=api and SERVE_ROLE=workers' : 'one process, SERVE_ROLE=all'} (BENCH_SERVICE_PROCESSES=${layout})`];
+  layout === undefined ? [] : [`service: ${describeLayout(layout)} (BENCH_SERVICE_PROCESSES=${layout})`];
 
 export const formatReport = (figures: RunFigures): string =>
   [

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Lifecycle } from './lifecycle.js';
+import { loadConfig, SERVICE_PARTS, serviceParts, type ServicePart } from '../../src/config/env.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin', 'ledgergate.mjs');
@@ -20,19 +21,42 @@ const startCommand = async (script: 'start' | 'start:api'): Promise<{ env: Recor
   return { env: Object.fromEntries(assignments.map(([, name, value]) => [name!, value!])), flags: words.filter((word) => word.startsWith('--')) };
 };
 
-/** How the bench runs the service: `split` (the default) is one `SERVE_ROLE=api` process and one `SERVE_ROLE=workers`, `one` a single process running both. */
-export type ServiceLayout = 'one' | 'split';
+/**
+ * How the bench runs the service: the SERVE_ROLE of each process, separated by spaces (the default
+ * `api projections webhooks,chains`: the projections in a process of their own), or `split`, one
+ * `SERVE_ROLE=api` process and one `SERVE_ROLE=workers`, or `one`, a single process running all.
+ */
+export type ServiceLayout = string;
 
-/** BENCH_SERVICE_PROCESSES: `split` unless told `one` */
+/** each process's SERVE_ROLE, in the order they start: the background first (the first starts the embedded PostgreSQL), the API last */
+const layoutRoles = (layout: ServiceLayout): string[] => {
+  const roles = layout === 'one' ? ['all'] : layout === 'split' ? ['workers', 'api'] : layout.split(/\s+/);
+  const parts = roles.flatMap((role) => [...serviceParts(loadConfig({ SERVE_ROLE: role }).SERVE_ROLE)]);
+  if (parts.length !== SERVICE_PARTS.length || new Set(parts).size !== parts.length) throw new Error(`BENCH_SERVICE_PROCESSES must run each of ${SERVICE_PARTS.join(', ')} once, not ${layout}`);
+  return roles.sort((a, b) => Number(serviceParts(a).has('api')) - Number(serviceParts(b).has('api')));
+};
+
+/** `two processes: SERVE_ROLE=api and SERVE_ROLE=workers` */
+export const describeLayout = (layout: ServiceLayout): string => {
+  const roles = layoutRoles(layout);
+  const count = ['one process', 'two processes', 'three processes', 'four processes'][roles.length - 1] ?? `${roles.length} processes`;
+  const named = roles.map((role) => `SERVE_ROLE=${role}`);
+  return `${count}: ${named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}` : named[0]}`;
+};
+
+/** the layout the bench runs unless told otherwise: the projections' lag is lowest with them alone in a process (docs/operations.md) */
+const DEFAULT_LAYOUT = 'api projections webhooks,chains';
+
+/** BENCH_SERVICE_PROCESSES, or the default layout */
 export const serviceLayout = (): ServiceLayout => {
-  const value = process.env.BENCH_SERVICE_PROCESSES?.trim() || 'split';
-  if (value !== 'one' && value !== 'split') throw new Error(`BENCH_SERVICE_PROCESSES must be one or split, not ${value}`);
+  const value = process.env.BENCH_SERVICE_PROCESSES?.trim() || DEFAULT_LAYOUT;
+  layoutRoles(value);
   return value;
 };
 
 export interface ServiceProcessInfo {
   /** its SERVE_ROLE */
-  role: 'all' | 'api' | 'workers';
+  role: string;
   /** its node process (spawned directly, never through a shell: its /proc status is the service's) */
   pid: number;
 }
@@ -40,8 +64,10 @@ export interface ServiceProcessInfo {
 export interface BenchService {
   /** where the API answers */
   url: string;
-  /** where the background work's /metrics answers (the chain workers' first passes): `url` when one process runs everything */
+  /** where the chains' /metrics answers (the chain workers' first passes): `url` when one process runs everything */
   workersUrl: string;
+  /** where the projections' /metrics answers (their batches, their process's event loop) */
+  projectionsUrl: string;
   layout: ServiceLayout;
   /** the service's processes: one `all`, or `api` and `workers` */
   processes: ServiceProcessInfo[];
@@ -139,9 +165,9 @@ const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: str
 /**
  * Boots the service on a fresh DATA_DIR (or `existingDataDir`, left in place) with the devnet on
  * (development mode), fast blocks and a rate limit the load cannot reach, with the node flags of
- * `npm start` (an `api` process: of `npm run start:api`): as BENCH_SERVICE_PROCESSES says, two `ledgergate serve` processes (`split`, the
- * default: SERVE_ROLE=workers first, which starts the embedded PostgreSQL, then SERVE_ROLE=api,
- * which adopts it) or one (`one`: SERVE_ROLE=all).
+ * `npm start` (an `api` process: of `npm run start:api`): one `ledgergate serve` process per
+ * SERVE_ROLE that BENCH_SERVICE_PROCESSES names (serviceLayout), the background ones first (the
+ * first starts the embedded PostgreSQL, the others adopt it), the API last.
  * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
  * NODE_OPTIONS does not accept). Teardown: SIGTERM, the API first, wait for the exits (the last
  * stops the embedded PostgreSQL itself), then remove the directory.
@@ -171,7 +197,7 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     throw new Error(`${error.message}\n${lines.slice(-20).join('\n')}`);
   };
   // the workers first: the first process starts the embedded PostgreSQL, the next adopts it
-  for (const role of layout === 'split' ? (['workers', 'api'] as const) : (['all'] as const)) {
+  for (const role of layoutRoles(layout)) {
     const port = await freePort();
     // an api process as `npm run start:api` runs it (its larger young generation), the others as `npm start`
     const start = await startCommand(role === 'api' ? 'start:api' : 'start');
@@ -184,13 +210,15 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
   }
   const healthyAfterMs = performance.now() - spawnedAt;
   const api = started[0]!;
+  const urlOf = (part: ServicePart) => started.find(({ info }) => serviceParts(info.role).has(part))!.url;
   const untilReady = async (timeoutMs: number) => {
     await waitFor200(api.url, '/readyz', () => started.map(({ serve }) => serve.exitReason()).find((reason) => reason !== null) ?? null, timeoutMs).catch(withLog);
     return performance.now() - spawnedAt;
   };
   return {
     url: api.url,
-    workersUrl: started[started.length - 1]!.url,
+    workersUrl: urlOf('chains'),
+    projectionsUrl: urlOf('projections'),
     layout,
     processes: started.map(({ info }) => info),
     dataDir,

@@ -40,7 +40,9 @@ export interface WithdrawalPhaseOptions {
   /** CPU used so far by each of the service's processes and its PostgreSQL, ms */
   cpuMs?: () => Promise<Map<string, number>>;
   /** the /metrics of the process running the projections: each projection's batches over the load are printed */
-  workersUrl?: string;
+  projectionsUrl?: string;
+  /** the /metrics of the process running the chains, when it is another: its event-loop delay is printed too */
+  chainsUrl?: string;
 }
 
 /** CPU used between two samples, by process */
@@ -60,7 +62,7 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   progress(`${options.name}: ${options.connections} connections for ${options.seconds} s over ${options.tokens.length} token(s)`);
   const sampler = await startLagSampler(options.db);
   const cpuBefore = await options.cpuMs?.();
-  const projectionsBefore = options.workersUrl ? await scrapeMetrics(options.workersUrl) : null;
+  const projectionsBefore = options.projectionsUrl ? await scrapeMetrics(options.projectionsUrl) : null;
   const loadStartedAt = performance.now();
   const outcome = await runLoad(options.lifecycle, {
     url: options.org.api.url,
@@ -76,10 +78,13 @@ export const runWithdrawalPhase = async (options: WithdrawalPhaseOptions): Promi
   const loadMs = performance.now() - loadStartedAt;
   const cpuAfter = await options.cpuMs?.();
   const lag = await sampler.stop(30_000);
-  if (projectionsBefore && options.workersUrl) {
-    const projectionsAfter = await scrapeMetrics(options.workersUrl);
+  if (projectionsBefore && options.projectionsUrl) {
+    const projectionsAfter = await scrapeMetrics(options.projectionsUrl);
     progress(`${options.name}: ${describeProjectionStages(projectionsBefore, projectionsAfter).join('\n')}`);
-    progress(`${options.name}: ${describeEventLoopDelay(projectionsAfter)}`);
+    if (options.chainsUrl && options.chainsUrl !== options.projectionsUrl) {
+      progress(`${options.name}: ${describeEventLoopDelay(projectionsAfter, 'the projections process')}`);
+      progress(`${options.name}: ${describeEventLoopDelay(await scrapeMetrics(options.chainsUrl), 'the chains process')}`);
+    } else progress(`${options.name}: ${describeEventLoopDelay(projectionsAfter)}`);
   }
   progress(`${options.name}: ${describeProjectionLags(lag.byProjection)}`);
   if ('error' in outcome) throw outcome.error;
