@@ -4,6 +4,7 @@ import { depositDecider, type DepositCommand } from '../domain/deposit/decide.js
 import type { Deposit, DepositCredit, DepositEvent, DepositRef } from '../domain/deposit/deposit.js';
 import { DomainError } from '../errors.js';
 import { ledgerDecider } from '../domain/ledger/decide.js';
+import type { LedgerEvent, LedgerState } from '../domain/ledger/ledger.js';
 import { streams } from '../domain/streams.js';
 import { decideAndAppend, handleCommand, loadAggregate, type CommandMetadata, type CommandServices, type DecidedAppend } from './command-handler.js';
 import { onLedger, type LedgerBatcher } from './ledger-batches.js';
@@ -83,29 +84,32 @@ const knownState = (known: KnownDeposit): LoadedDeposit =>
 const depositReader = (services: DepositServices, depositStream: string, known: KnownDeposit | undefined) => (attempt: number) =>
   known !== undefined && attempt === 1 ? Promise.resolve(knownState(known)) : loadAggregate(services.store, depositStream, depositDecider);
 
-/**
- * A watcher saw a transfer. An asset outside the catalog is 'ignored' (nothing written). A
- * creditable deposit is recorded with its ledger's pending amount in one atomic append (the deposit
- * stream created with no_stream, the ledger at its revision); an unattributed or below-minimum one
- * is recorded alone. A second report of the same transfer is 'duplicate' and writes nothing.
- * `known: 'unseen'` skips the read of the deposit stream on the first try (see KnownDeposit).
- * `confirmations`, given when the transfer already has as many as its chain requires (a watcher
- * that scans a block after its depth was reached): the deposit is confirmed, and its amount moved
- * from pending to available, in the same append, as confirmDeposit would do right after.
- */
-export const recordDeposit = async (
-  services: DepositServices,
-  transfer: ObservedTransfer,
-  owner: DepositOwner | null,
-  metadata: CommandMetadata,
-  known?: Extract<KnownDeposit, 'unseen'>,
-  confirmations?: number,
-): Promise<{ outcome: 'recorded' | 'duplicate' | 'ignored' }> => {
+/** One transfer to record, with what the caller knows of it (see recordDeposit's `known` and `confirmations`). */
+export interface TransferToRecord {
+  transfer: ObservedTransfer;
+  owner: DepositOwner | null;
+  known?: Extract<KnownDeposit, 'unseen'>;
+  confirmations?: number;
+}
+
+export type RecordOutcome = 'recorded' | 'duplicate' | 'ignored';
+
+/** A transfer made into its deposit's detection: the command, the deposit's stream and the ledger it moves (null: none). */
+interface Detection {
+  seen: TransferToRecord;
+  command: Extract<DepositCommand, { type: 'DetectDeposit' }>;
+  depositStream: string;
+  ledgerStream: string | null;
+}
+
+/** the detection of a transfer; null when the catalog does not know its asset or it moves nothing ('ignored') */
+const detectionOf = (seen: TransferToRecord): Detection | null => {
+  const { transfer, owner } = seen;
   const token = tokenOfAsset(transfer.chainId, transfer.asset);
-  if (!token || transfer.amount <= 0n) return { outcome: 'ignored' };
+  if (!token || transfer.amount <= 0n) return null;
   const ref = canonicalRef(transfer);
   const credit = classify(owner, transfer.amount, token.minimumAmount);
-  const command: DepositCommand = {
+  const command: Detection['command'] = {
     type: 'DetectDeposit',
     ...ref,
     tokenId: token.id,
@@ -121,38 +125,138 @@ export const recordDeposit = async (
     credit,
     ...(transfer.logIndexInTransaction ? { logIndexInTransaction: true as const } : {}),
   };
-  const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
   const ledgerStream = credit === 'credit' && owner ? streams.ledger(owner.orgId, token.id) : null;
-  const scoped = { ...metadata, ...(owner ? { orgId: owner.orgId } : {}) };
-  const readDeposit = () => loadAggregate(services.store, depositStream, depositDecider);
-  const detect = (deposit: LoadedDeposit, now: Date): DecidedAppend => {
-    const detected = depositDecider.decide(command, deposit.state, { now });
-    const confirmed =
-      confirmations === undefined ? [] : depositDecider.decide({ type: 'ConfirmDeposit', confirmations }, detected.reduce(depositDecider.evolve, deposit.state), { now });
-    return { stream: depositStream, expectedRevision: deposit.expectedRevision, events: [...detected, ...confirmed] };
-  };
-  try {
-    if (ledgerStream && owner) {
-      await onLedger(services, ledgerStream, scoped, {
-        stream: depositStream,
-        read: depositReader(services, depositStream, known),
-        decide: (ledger, now, deposit) => {
-          const appends = [detect(deposit, now)];
-          const moved = { orgId: owner.orgId, tokenId: token.id, amount: transfer.amount, deposit: ref };
-          const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', ...moved }, ledger.state, { now });
-          const credited = confirmations === undefined ? [] : ledgerDecider.decide({ type: 'CreditDeposit', ...moved }, pending.reduce(ledgerDecider.evolve, ledger.state), { now });
-          appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: [...pending, ...credited] });
-          return { appends, result: {} };
-        },
+  return { seen, command, depositStream: streams.deposit(ref.chainId, ref.txHash, ref.index), ledgerStream };
+};
+
+/** the deposit stream's append: detected, and confirmed with it when the transfer is deep enough */
+const detectedAppend = ({ command, depositStream, seen }: Detection, deposit: LoadedDeposit, now: Date): DecidedAppend => {
+  const detected = depositDecider.decide(command, deposit.state, { now });
+  const confirmed =
+    seen.confirmations === undefined ? [] : depositDecider.decide({ type: 'ConfirmDeposit', confirmations: seen.confirmations }, detected.reduce(depositDecider.evolve, deposit.state), { now });
+  return { stream: depositStream, expectedRevision: deposit.expectedRevision, events: [...detected, ...confirmed] };
+};
+
+/** the ledger's events for a detection: its amount pending, and credited with it when the transfer is deep enough */
+const ledgerEventsOf = ({ command, seen }: Detection, ledger: LedgerState, now: Date): LedgerEvent[] => {
+  const moved = { orgId: command.orgId!, tokenId: command.tokenId, amount: seen.transfer.amount, deposit: { chainId: command.chainId, txHash: command.txHash, index: command.index } };
+  const pending = ledgerDecider.decide({ type: 'AddPendingDeposit', ...moved }, ledger, { now });
+  if (seen.confirmations === undefined) return pending;
+  return [...pending, ...ledgerDecider.decide({ type: 'CreditDeposit', ...moved }, pending.reduce(ledgerDecider.evolve, ledger), { now })];
+};
+
+const isDuplicate = (error: unknown) => error instanceof DomainError && error.code === 'DUPLICATE_DEPOSIT';
+
+/** deposits of one ledger recorded in one decision at most: a block's transfers to one ledger, up to this many, are one append */
+const DEPOSITS_PER_DECISION = 256;
+
+/**
+ * Detections of one ledger, recorded in ONE decision on it: every deposit stream created (no_stream,
+ * or after a revert) and the ledger's events for each, in the order given, in one atomic append.
+ * A transfer already recorded is 'duplicate' and drops out; the others are recorded. A guess
+ * (`unseen`) that was wrong makes the append conflict on that deposit's stream: the decision is then
+ * made again on a read of every one of its deposit streams, and the recorded one drops out as a
+ * duplicate.
+ */
+const recordOnLedger = async (services: DepositServices, ledgerStream: string, detections: Detection[], metadata: CommandMetadata): Promise<RecordOutcome[]> => {
+  const { outcomes } = await onLedger(services, ledgerStream, metadata, {
+    // one deposit names its stream, so a second decision on it waits for this one (many are checked at append)
+    ...(detections.length === 1 ? { stream: detections[0]!.depositStream } : {}),
+    read: (attempt) => Promise.all(detections.map(({ depositStream, seen }) => depositReader(services, depositStream, seen.known)(attempt))),
+    decide: (ledger, now, deposits) => {
+      const appends: DecidedAppend[] = [];
+      const ledgerEvents: LedgerEvent[] = [];
+      let state = ledger.state;
+      const outcomes = detections.map((detection, index): RecordOutcome => {
+        let append: DecidedAppend;
+        try {
+          append = detectedAppend(detection, deposits[index]!, now);
+        } catch (error) {
+          if (isDuplicate(error)) return 'duplicate';
+          throw error;
+        }
+        const events = ledgerEventsOf(detection, state, now);
+        state = events.reduce(ledgerDecider.evolve, state);
+        appends.push(append);
+        ledgerEvents.push(...events);
+        return 'recorded';
       });
-    } else {
-      await decideAndAppend(services, scoped, async (now) => ({ appends: [detect(await readDeposit(), now)], result: {} }));
-    }
-    return { outcome: 'recorded' };
+      appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
+      return { appends, result: { outcomes } };
+    },
+  });
+  return outcomes;
+};
+
+/** an unattributed or below-minimum deposit: recorded alone, on no ledger */
+const recordAlone = async (services: DepositServices, detection: Detection, metadata: CommandMetadata): Promise<RecordOutcome> => {
+  try {
+    await decideAndAppend(services, metadata, async (now) => ({ appends: [detectedAppend(detection, await loadAggregate(services.store, detection.depositStream, depositDecider), now)], result: {} }));
+    return 'recorded';
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'DUPLICATE_DEPOSIT') return { outcome: 'duplicate' };
+    if (isDuplicate(error)) return 'duplicate';
     throw error;
   }
+};
+
+/** every promise settled, then the first failure thrown (nothing runs on after the caller moved on) */
+const allSettled = async <T>(promises: Promise<T>[]): Promise<T[]> => {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+};
+
+/**
+ * A watcher saw transfers (a block's): each one's outcome, in order. An asset outside the catalog is
+ * 'ignored' (nothing written). Creditable deposits are recorded with their ledger's pending amounts,
+ * those of one ledger in one decision and one atomic append (recordOnLedger); an unattributed or
+ * below-minimum one is recorded alone. A transfer recorded before is 'duplicate', writes nothing,
+ * and does not hold back the others. `known: 'unseen'` skips the read of the deposit stream on the
+ * first try (see KnownDeposit). `confirmations`, given when the transfer already has as many as its
+ * chain requires (a watcher that scans a block after its depth was reached): the deposit is
+ * confirmed, and its amount moved from pending to available, in the same append, as confirmDeposit
+ * would do right after. The first failure is thrown once every decision has settled.
+ */
+export const recordDeposits = async (services: DepositServices, transfers: TransferToRecord[], metadata: CommandMetadata): Promise<RecordOutcome[]> => {
+  const outcomes: RecordOutcome[] = transfers.map(() => 'ignored');
+  const byLedger = new Map<string, { detections: Detection[]; positions: number[] }>();
+  const work: Promise<void>[] = [];
+  transfers.forEach((seen, position) => {
+    const detection = detectionOf(seen);
+    if (detection === null) return;
+    const scoped = seen.owner ? { ...metadata, orgId: seen.owner.orgId } : metadata;
+    if (detection.ledgerStream === null) {
+      work.push(recordAlone(services, detection, scoped).then((outcome) => void (outcomes[position] = outcome)));
+      return;
+    }
+    const group = byLedger.get(detection.ledgerStream) ?? { detections: [], positions: [] };
+    byLedger.set(detection.ledgerStream, group);
+    group.detections.push(detection);
+    group.positions.push(position);
+  });
+  for (const [ledgerStream, { detections, positions }] of byLedger) {
+    const scoped = { ...metadata, orgId: detections[0]!.command.orgId! };
+    for (let from = 0; from < detections.length; from += DEPOSITS_PER_DECISION) {
+      const recorded = recordOnLedger(services, ledgerStream, detections.slice(from, from + DEPOSITS_PER_DECISION), scoped);
+      work.push(recorded.then((each) => each.forEach((outcome, index) => (outcomes[positions[from + index]!] = outcome))));
+    }
+  }
+  await allSettled(work);
+  return outcomes;
+};
+
+/** One transfer: recordDeposits of it alone. */
+export const recordDeposit = async (
+  services: DepositServices,
+  transfer: ObservedTransfer,
+  owner: DepositOwner | null,
+  metadata: CommandMetadata,
+  known?: Extract<KnownDeposit, 'unseen'>,
+  confirmations?: number,
+): Promise<{ outcome: RecordOutcome }> => {
+  const [outcome] = await recordDeposits(services, [{ transfer, owner, ...(known ? { known } : {}), ...(confirmations === undefined ? {} : { confirmations }) }], metadata);
+  return { outcome: outcome! };
 };
 
 /** Events of an organization's deposit carry its orgId, for tenant-scoped reads and exports. */

@@ -1,8 +1,7 @@
 /**
  * Runs `work` over `items` with at most `limit` at a time and waits for all of them; the first
  * failure is thrown once every started item has settled (so nothing runs on after the caller
- * moved on). The watcher records a block's transfers this way: each is its own deposit stream, and
- * the ones that share a ledger are then decided and appended together (LedgerBatcher).
+ * moved on).
  */
 export const inParallel = async <T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> => {
   let next = 0;

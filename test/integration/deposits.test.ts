@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../src/application/deposits.js';
+import { confirmDeposit, recordDeposit, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer } from '../../src/application/deposits.js';
 import { LedgerBatcher } from '../../src/application/ledger-batches.js';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
@@ -124,6 +124,31 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     await confirmDeposit(services, transfer, 30, metadata, known);
     expect(await eventsOf(depositStream)).toEqual(['DepositDetected', 'DepositConfirmed']);
     expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 9_000_000_000_000_000n });
+  });
+
+  it("a block's transfers to one ledger are one decision; one recorded before (its stream guessed unseen) is a duplicate, and the others are recorded once", async () => {
+    const [already, first, second] = [21, 22, 23].map((n) => observed(n, { amount: 1_000_000_000_000_000n * BigInt(n), blockNumber: 2000, blockHash: `0xb${'21'.padStart(63, '0')}` }));
+    expect(await recordDeposit(services, already!, ownerOf(acme.orgId, 'user-21'), metadata)).toEqual({ outcome: 'recorded' });
+    const before = await ledgerOf(acme.orgId, ETH);
+    const batcher = new LedgerBatcher();
+    const decide = batcher.decide.bind(batcher);
+    let decisions = 0;
+    batcher.decide = (...args) => {
+      decisions++;
+      return decide(...args);
+    };
+    const block = [already!, first!, second!].map((transfer, n) => ({ transfer, owner: ownerOf(acme.orgId, `user-${21 + n}`), known: 'unseen' as const, confirmations: 12 }));
+    // a wrong guess conflicts at append: the decision is made again on reads, without the recorded one
+    expect(await recordDeposits({ ...services, ledgerBatcher: batcher }, block, metadata)).toEqual(['duplicate', 'recorded', 'recorded']);
+    expect(decisions).toBe(1);
+    for (const transfer of [first!, second!]) expect(await eventsOf(streams.deposit('eip155:1', transfer.txHash, 0))).toEqual(['DepositDetected', 'DepositConfirmed']);
+    expect(await eventsOf(streams.deposit('eip155:1', already!.txHash, 0))).toEqual(['DepositDetected']);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 22_000_000_000_000_000n + 23_000_000_000_000_000n });
+    // the same block again (a watcher restarted mid-block), this time read: nothing written twice
+    const ledgerEvents = (await eventsOf(streams.ledger(acme.orgId, ETH))).length;
+    expect(await recordDeposits(services, block.map(({ known: _known, ...rest }) => rest), metadata)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+    expect(await eventsOf(streams.ledger(acme.orgId, ETH))).toHaveLength(ledgerEvents);
+    await confirmDeposit(services, already!, 12, metadata);
   });
 
   it('reverts a deposit before confirmation: never credited, pending back, confirmation refused', async () => {

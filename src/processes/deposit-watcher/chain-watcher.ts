@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { canonicalTxHash, confirmDeposit, recordDeposit, revertDeposit, type DepositServices, type ObservedTransfer } from '../../application/deposits.js';
+import { canonicalTxHash, confirmDeposit, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer, type TransferToRecord } from '../../application/deposits.js';
 import type { CommandMetadata } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import { depositKey } from '../../domain/deposit/deposit.js';
@@ -52,9 +52,8 @@ const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 
 const LAG_REPORT_INTERVAL_MS = 60_000;
 const LAG_WARNING_BLOCKS = 100;
 /**
- * deposits recorded (or confirmed) at once: those of one ledger then share one append, up to the
- * ledger batcher's batch (a block's transfers, or every deposit due, reach it together instead of
- * a few per append)
+ * deposits confirmed at once: those of one ledger then share one append, up to the ledger
+ * batcher's batch (every deposit due reaches it together instead of a few per append)
  */
 const DEPOSITS_IN_FLIGHT = 1024;
 /** the longest a watcher goes without a full pass while the chain's head stays put: a safety net, never needed for correctness */
@@ -345,27 +344,41 @@ export class ChainWatcher {
     const transfers = await gateway.transfersInBlock(header.number, watchedAddresses(this.follower.watchSet));
     if (transfers.some((transfer) => transfer.blockHash !== header.hash)) return 'changed';
     const keys = this.follower.legacyLogDeposits.keyAll(transfers);
-    let recorded = false;
-    await inParallel(
-      transfers.map((transfer, position) => ({ transfer, key: keys[position]! })),
-      DEPOSITS_IN_FLIGHT,
-      async ({ transfer, key }) => {
-        if (await this.record(transfer, key, head)) recorded = true;
-      },
-    );
+    const recorded = await this.record(transfers, keys, head);
     // a block that recorded nothing is scanned again harmlessly: its move may wait in memory (written with the next or within a second)
     const scanned = { number: header.number, hash: header.hash };
     await (recorded ? this.blockLog.scanned(scanned, services.clock()) : this.blockLog.scannedUnsaved(scanned, services.clock()));
     return recorded ? 'recorded' : 'scanned';
   }
 
-  /** true when it recorded a deposit (not a duplicate, not ignored); confirmed with it when the transfer is deep enough at `head` */
-  private async record(transfer: BlockTransfer, key: TransferKey, head: number): Promise<boolean> {
+  /** a block's transfers recorded together; true when it recorded a deposit (not a duplicate, not ignored); each confirmed with it when deep enough at `head` */
+  private async record(transfers: BlockTransfer[], keys: TransferKey[], head: number): Promise<boolean> {
+    const toRecord: TransferToRecord[] = [];
+    transfers.forEach((transfer, position) => {
+      const seen = this.toRecord(transfer, keys[position]!, head);
+      if (seen) toRecord.push(seen);
+    });
+    if (toRecord.length === 0) return false;
+    const outcomes = await recordDeposits(this.options.services, toRecord, this.metadata);
+    toRecord.forEach(({ transfer, owner }, position) =>
+      this.logger.info('chain watcher: deposit seen', {
+        txHash: transfer.txHash,
+        index: transfer.index,
+        blockNumber: transfer.blockNumber,
+        outcome: outcomes[position],
+        attributed: owner !== null,
+      }),
+    );
+    return outcomes.includes('recorded');
+  }
+
+  /** the transfer as the deposit to record, or null when it is not one of ours or its key is refused */
+  private toRecord(transfer: BlockTransfer, key: TransferKey, head: number): TransferToRecord | null {
     const owner = attribute(this.follower.watchSet, transfer);
-    if (owner === undefined) return false; // not one of ours (a gateway may answer more than it was asked)
+    if (owner === undefined) return null; // not one of ours (a gateway may answer more than it was asked)
     if ('refused' in key) {
       this.logger.error('chain watcher: transfer not recorded; an operator decides', { txHash: transfer.txHash, index: transfer.index, reason: key.refused });
-      return false;
+      return null;
     }
     const observed: ObservedTransfer = {
       chainId: this.chainId,
@@ -381,18 +394,10 @@ export class ChainWatcher {
       destinationTag: transfer.destinationTag,
     };
     // a transfer the follower has not seen recorded is decided as new without reading its stream first
-    const unseen = this.follower.unconfirmed.has(depositKey({ ...observed, txHash: canonicalTxHash(observed.chainId, observed.txHash) })) ? undefined : 'unseen';
+    const unseen = !this.follower.unconfirmed.has(depositKey({ ...observed, txHash: canonicalTxHash(observed.chainId, observed.txHash) }));
     const confirmations = confirmationsAt(head, transfer.blockNumber);
-    const deepEnough = confirmations >= this.options.gateway.chain.properties.confirmations ? confirmations : undefined;
-    const { outcome } = await recordDeposit(this.options.services, observed, owner, this.metadata, unseen, deepEnough);
-    this.logger.info('chain watcher: deposit seen', {
-      txHash: transfer.txHash,
-      index: key.index,
-      blockNumber: transfer.blockNumber,
-      outcome,
-      attributed: owner !== null,
-    });
-    return outcome === 'recorded';
+    const deepEnough = confirmations >= this.options.gateway.chain.properties.confirmations;
+    return { transfer: observed, owner, ...(unseen ? { known: 'unseen' as const } : {}), ...(deepEnough ? { confirmations } : {}) };
   }
 
   /** a reorg replaced the last scanned block: walk back to the fork point, revert what was abandoned, scan again from there */
