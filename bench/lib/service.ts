@@ -166,8 +166,8 @@ const spawnServe = (env: Record<string, string>, nodeFlags: string[], lines: str
  * Boots the service on a fresh DATA_DIR (or `existingDataDir`, left in place) with the devnet on
  * (development mode), fast blocks and a rate limit the load cannot reach, with the node flags of
  * `npm start` (an `api` process: of `npm run start:api`): one `ledgergate serve` process per
- * SERVE_ROLE that BENCH_SERVICE_PROCESSES names (serviceLayout), the background ones first (the
- * first starts the embedded PostgreSQL, the others adopt it), the API last.
+ * SERVE_ROLE that BENCH_SERVICE_PROCESSES names (serviceLayout): a background one first, which
+ * starts the embedded PostgreSQL, then the others side by side, which adopt it.
  * BENCH_SERVICE_NODE_OPTIONS are more node flags put before the script (e.g. --cpu-prof, which
  * NODE_OPTIONS does not accept). Teardown: SIGTERM, the API first, wait for the exits (the last
  * stops the embedded PostgreSQL itself), then remove the directory.
@@ -197,17 +197,26 @@ export const startBenchService = async (lifecycle: Lifecycle, progress: (message
     throw new Error(`${error.message}\n${lines.slice(-20).join('\n')}`);
   };
   // the workers first: the first process starts the embedded PostgreSQL, the next adopts it
-  for (const role of layoutRoles(layout)) {
-    const port = await freePort();
-    // an api process as `npm run start:api` runs it (its larger young generation), the others as `npm start`
-    const start = await startCommand(role === 'api' ? 'start:api' : 'start');
-    const serve = spawnServe({ ...start.env, ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, [...start.flags, ...extraFlags], lines, progress);
-    const url = `http://127.0.0.1:${port}`;
-    // the API is stopped first (teardown runs `started` in order): no request lands on a process whose workers are gone
-    started.unshift({ info: { role, pid: serve.pid }, url, serve });
-    progress(`booting ledgergate${role === 'all' ? '' : ` (${role})`} (DATA_DIR ${dataDir}, pid ${serve.pid})`);
-    await waitFor200(url, '/healthz', serve.exitReason, 120_000).catch(withLog);
-  }
+  const boot = async (roles: string[]) => {
+    const prepared = [];
+    for (const role of roles) {
+      // an api process as `npm run start:api` runs it (its larger young generation), the others as `npm start`
+      prepared.push({ role, port: await freePort(), start: await startCommand(role === 'api' ? 'start:api' : 'start') });
+    }
+    const booting = prepared.map(({ role, port, start }) => {
+      const serve = spawnServe({ ...start.env, ...env, SERVE_ROLE: role, PORT: String(port), HOST: '127.0.0.1' }, [...start.flags, ...extraFlags], lines, progress);
+      const url = `http://127.0.0.1:${port}`;
+      // the API is stopped first (teardown runs `started` in order): no request lands on a process whose workers are gone
+      started.unshift({ info: { role, pid: serve.pid }, url, serve });
+      progress(`booting ledgergate${role === 'all' ? '' : ` (${role})`} (DATA_DIR ${dataDir}, pid ${serve.pid})`);
+      return waitFor200(url, '/healthz', serve.exitReason, 120_000);
+    });
+    await Promise.all(booting).catch(withLog);
+  };
+  // the first starts the embedded PostgreSQL; the others adopt it, booting side by side as an operator would start them
+  const [first, ...others] = layoutRoles(layout);
+  await boot([first!]);
+  if (others.length > 0) await boot(others);
   const healthyAfterMs = performance.now() - spawnedAt;
   const api = started[0]!;
   const urlOf = (part: ServicePart) => started.find(({ info }) => serviceParts(info.role).has(part))!.url;
