@@ -6,13 +6,15 @@
  * event (a typical group commit) and 64 (group commit under load), and a ledger batch of 25 new
  * withdrawals as POST /withdrawals appends it (25 reference claims and 25 withdrawals opened, 25
  * holds on one ledger), without and with the check of the organization's stream its decisions were
- * made on (a stream given no events). On an empty store, then on one
- * filled with `BENCH_FILL_EVENTS` synthetic events (default 1,000,000; 0 skips it).
+ * made on (a stream given no events), and the deposits' group commits: 20 ledger batches of 25 or
+ * 60 new deposits each (a deposit stream of 2 events, 2 events on its ledger). On an empty store,
+ * then on one filled with `BENCH_FILL_EVENTS` synthetic events (default 1,000,000; 0 skips it).
  *
  *   npm run bench:append-cost
  *   BENCH_CALLS=500 BENCH_FILL_EVENTS=0 BENCH_TRACK=all npm run bench:append-cost   # and the statements inside
  *   BENCH_FORM=positions npm run bench:append-cost                                 # one function only
- *   BENCH_SHAPE=withdrawals BENCH_FILL_EVENTS=0 npm run bench:append-cost          # one shape only
+ *   BENCH_SHAPE=withdrawals BENCH_FILL_EVENTS=0 npm run bench:append-cost          # the shapes whose name holds it
+ *   BENCH_SHAPE='1 event|deposits' BENCH_FILL_EVENTS=0 npm run bench:append-cost   # `|` between alternatives
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -41,6 +43,11 @@ interface Shape {
   withdrawals?: number;
   /** the batch checks its organization's stream (only a function that checks runs it) */
   checked?: boolean;
+  /** a group commit of this many ledger batches (one item each, on its own ledger) of `deposits` deposits each */
+  ledgers?: number;
+  deposits?: number;
+  /** this shape makes BENCH_CALLS ÷ this many calls, its warm-up as many (a call of thousands of events takes a tenth of a second) */
+  fewerCalls?: number;
 }
 /** the function the service calls, and the one before it (still installed), to compare them in one run */
 interface Form {
@@ -71,7 +78,36 @@ const SHAPES: Shape[] = [
   { name: '64 appends × 1 event', appends: 64, eventsPerAppend: 1 }, // group commit under the service's 64-connection load
   { name: 'ledger batch of 25 withdrawals', appends: 1, eventsPerAppend: 75, withdrawals: 25 },
   { name: 'ledger batch of 25 withdrawals, checking its organization', appends: 1, eventsPerAppend: 75, withdrawals: 25, checked: true },
+  // the deposits' group commits: each ledger batch records its deposits (a new stream of 2 events each) and moves its ledger twice a deposit
+  { name: 'group commit of 20 ledger batches × 25 deposits', appends: 20, eventsPerAppend: 100, ledgers: 20, deposits: 25, fewerCalls: 20 },
+  { name: 'group commit of 20 ledger batches × 60 deposits', appends: 20, eventsPerAppend: 240, ledgers: 20, deposits: 60, fewerCalls: 20 },
 ];
+
+/** One group commit of ledger batches of new deposits per call, each on its own ledger (at its head). */
+const depositBatches = (shape: Shape & { ledgers: number; deposits: number }) => {
+  const ledgers = Array.from({ length: shape.ledgers }, () => `ledger-${randomUUID()}`);
+  const heads = new Map<string, bigint | 'no_stream'>(ledgers.map((ledger) => [ledger, 'no_stream']));
+  let turn = 0;
+  return () => {
+    const batch = ledgers.map((ledger): StreamAppend[] => {
+      const appends: StreamAppend[] = Array.from({ length: shape.deposits }, () => {
+        const stream = `deposit-${randomUUID()}`;
+        return { stream, expectedRevision: 'no_stream', events: [depositEvent(stream, 0), depositEvent(stream, 1)] };
+      });
+      appends.push({ stream: ledger, expectedRevision: heads.get(ledger)!, events: Array.from({ length: 2 * shape.deposits }, () => depositEvent(ledger, turn++)) });
+      return appends;
+    });
+    return {
+      batch,
+      settle: (outcomes: BatchOutcome[]) => {
+        for (const [item, outcome] of outcomes.entries()) {
+          if ('error' in outcome) throw new Error(`the bench's append was refused: ${JSON.stringify(outcome)}`);
+          heads.set(ledgers[item]!, BigInt(outcome.streams.find(({ stream }) => stream === ledgers[item])!.revision));
+        }
+      },
+    };
+  };
+};
 
 /** One ledger batch of new withdrawals per call, on one ledger (at its head) and one organization stream (at 0). */
 const withdrawalBatches = (shape: Shape & { withdrawals: number }, organization: string) => {
@@ -141,11 +177,15 @@ const fill = async (client: pg.Client, events: number) => {
   await client.query('vacuum analyze eventstore.streams');
 };
 
-const measure = async (client: pg.Client, shape: Shape, form: Form) => {
+const measure = async (client: pg.Client, shape: Shape, form: Form, calls: number) => {
   const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   const organization = `organization-${randomUUID()}`;
   if (shape.withdrawals) await client.query({ text: APPEND_BATCH_SQL, values: appendBatchParameters([[{ stream: organization, expectedRevision: 'no_stream', events: [depositEvent(organization, 0)] }]]) });
-  const next = shape.withdrawals ? withdrawalBatches({ ...shape, withdrawals: shape.withdrawals }, organization) : batches(shape);
+  const next = shape.withdrawals
+    ? withdrawalBatches({ ...shape, withdrawals: shape.withdrawals }, organization)
+    : shape.ledgers && shape.deposits
+      ? depositBatches({ ...shape, ledgers: shape.ledgers, deposits: shape.deposits })
+      : batches(shape);
   const call = async () => {
     const { batch, settle } = next();
     const { rows } = await client.query({ name: form.name, text: form.text, values: appendBatchParameters(batch) });
@@ -185,17 +225,18 @@ await runBenchmark(async (lifecycle) => {
       progress(`filling the store with ${num(fillEvents)} events`);
       await fill(client, fillEvents);
     }
-    for (const shape of SHAPES.filter((s) => s.name.includes(process.env.BENCH_SHAPE ?? ''))) for (const form of FORMS.filter((f) => f.name.includes(process.env.BENCH_FORM ?? '') && (!shape.checked || f.checks))) {
+    for (const shape of SHAPES.filter((s) => (process.env.BENCH_SHAPE ?? '').split('|').some((part) => s.name.includes(part)))) for (const form of FORMS.filter((f) => f.name.includes(process.env.BENCH_FORM ?? '') && (!shape.checked || f.checks))) {
       lifecycle.checkpoint();
-      const figures = await measure(client, shape, form);
+      const shapeCalls = Math.max(1, Math.round(calls / (shape.fewerCalls ?? 1)));
+      const figures = await measure(client, shape, form, shapeCalls);
       const events = (await client.query<{ n: string }>('select count(*)::text as n from eventstore.events')).rows[0]!.n;
       progress(`${store} store (${num(Number(events))} events), ${shape.name}, ${form.name}: server CPU ${num(figures.cpuMsPerCall, 3)} ms a call`);
       for (const statement of figures.statements) {
         progress(
-          `   ${num((statement.total_exec_time / calls) * 1000, 0).padStart(5)} µs a call, ${num(Number(statement.calls) / calls, 2)} a call, planned ${num(Number(statement.plans) / calls, 2)} a call in ${num((statement.total_plan_time / calls) * 1000, 0)} µs${statement.toplevel ? '' : ' (inside)'}: ${shortened(statement.query)}`,
+          `   ${num((statement.total_exec_time / shapeCalls) * 1000, 0).padStart(5)} µs a call, ${num(Number(statement.calls) / shapeCalls, 2)} a call, planned ${num(Number(statement.plans) / shapeCalls, 2)} a call in ${num((statement.total_plan_time / shapeCalls) * 1000, 0)} µs${statement.toplevel ? '' : ' (inside)'}: ${shortened(statement.query)}`,
         );
       }
-      rows.push([store, shape.name, form.name, num(figures.cpuMsPerCall, 3), num(figures.cpuMsPerCall / (shape.appends * shape.eventsPerAppend), 3), num(figures.wallMsPerCall, 3)]);
+      rows.push([store, shape.fewerCalls ? `${shape.name} (${num(shapeCalls)} calls)` : shape.name, form.name, num(figures.cpuMsPerCall, 3), num(figures.cpuMsPerCall / (shape.appends * shape.eventsPerAppend), 3), num(figures.wallMsPerCall, 3)]);
     }
   }
   console.log(
@@ -211,5 +252,5 @@ await runBenchmark(async (lifecycle) => {
       rows,
     ),
   );
-  console.log(`(${num(calls)} calls a row on one backend after 200 warm-up calls; default durability)`);
+  console.log(`(${num(calls)} calls a row unless it says fewer, on one backend after as many warm-up calls, at most 200; default durability)`);
 });

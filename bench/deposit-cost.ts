@@ -14,6 +14,7 @@
  *
  *   npm run bench:deposit-cost
  *   BENCH_DEPOSITS=2000 npm run bench:deposit-cost
+ *   BENCH_EXPLAIN=plans.log npm run bench:deposit-cost   # and the plans of statements over BENCH_EXPLAIN_MS (5), inside functions too
  */
 import { sleep } from './lib/api.js';
 import { runBenchmark } from './lib/lifecycle.js';

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { silentLogger } from '../../src/log.js';
@@ -73,8 +75,18 @@ export interface MeasuredService {
  */
 export const startMeasuredService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<MeasuredService> => {
   const dataDir = await benchDataDir(lifecycle);
-  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: { shared_preload_libraries: 'pg_stat_statements' } });
+  // BENCH_EXPLAIN=<file>: the plans of statements slower than BENCH_EXPLAIN_MS (5), those inside functions too (auto_explain, analyzed, with buffers), copied there
+  const explainTo = process.env.BENCH_EXPLAIN;
+  const explain = {
+    shared_preload_libraries: 'pg_stat_statements,auto_explain',
+    'auto_explain.log_min_duration': process.env.BENCH_EXPLAIN_MS ?? '5',
+    'auto_explain.log_analyze': 'on',
+    'auto_explain.log_buffers': 'on',
+    'auto_explain.log_nested_statements': 'on',
+  };
+  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: explainTo ? explain : { shared_preload_libraries: 'pg_stat_statements' } });
   lifecycle.onTeardown('stop the embedded server', () => server.stop());
+  if (explainTo) lifecycle.onTeardown('copy the plans', () => fs.copyFile(path.join(dataDir, 'postgres.log'), explainTo));
   const service = await startBenchService(lifecycle, progress, dataDir);
   await service.untilReady(120_000);
   const connect = async () => {
