@@ -10,6 +10,7 @@ import * as appendBatchChecksNoEmptyCleanup from './20261127T1200-append-batch-c
 import * as appendBatchChecksStreamsWrittenOnce from './20261127T1400-append-batch-checks-streams-written-once.js';
 import * as appendBatchChecksHeadsAtLock from './20261127T1500-append-batch-checks-heads-at-lock.js';
 import * as appendBatchChecksAsAt1200 from './20261127T1900-append-batch-checks-as-at-1200.js';
+import * as appendBatchChecksLinearHeads from './20261128T0100-append-batch-checks-linear-heads.js';
 
 export const eventStoreMigrations: MigrationSet = {
   schema: 'eventstore',
@@ -25,5 +26,6 @@ export const eventStoreMigrations: MigrationSet = {
     '20261127T1400-append-batch-checks-streams-written-once': appendBatchChecksStreamsWrittenOnce,
     '20261127T1500-append-batch-checks-heads-at-lock': appendBatchChecksHeadsAtLock,
     '20261127T1900-append-batch-checks-as-at-1200': appendBatchChecksAsAt1200,
+    '20261128T0100-append-batch-checks-linear-heads': appendBatchChecksLinearHeads,
   },
 };
