@@ -288,6 +288,26 @@ const settleDeposit: Settle = async (services, reference, command, metadata, kno
   }
 };
 
+/** a deposit moved on (confirmed or reverted) on its ledger: the deposit stream's append and the ledger's events (none when the step decides nothing) */
+const settleStep = (
+  command: Extract<DepositCommand, { type: 'ConfirmDeposit' | 'RevertDeposit' }>,
+  ref: DepositRef,
+  ledgerStream: string,
+  deposit: LoadedDeposit,
+  ledger: LedgerState,
+  now: Date,
+): { append: DecidedAppend; ledgerEvents: LedgerEvent[] } => {
+  const depositStream = streams.deposit(ref.chainId, ref.txHash, ref.index);
+  // the organization and token of a deposit never change: a stream naming another ledger is not this deposit
+  if (deposit.state.status !== 'None' && ledgerOf(deposit.state) !== ledgerStream) throw new Error(`deposit ${depositStream} does not move ${ledgerStream}`);
+  const events = depositDecider.decide(command, deposit.state, { now });
+  const append = { stream: depositStream, expectedRevision: deposit.expectedRevision, events };
+  if (events.length === 0 || deposit.state.status === 'None' || deposit.state.orgId === null) return { append, ledgerEvents: [] };
+  const { orgId, tokenId, amount } = deposit.state;
+  const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
+  return { append, ledgerEvents: ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger, { now }) };
+};
+
 /** settleDeposit's one try: on the caller's knowledge when given, else on reads */
 const settleWith: Settle = async (services, reference, command, metadata, known) => {
   const ref = canonicalRef(reference);
@@ -303,19 +323,91 @@ const settleWith: Settle = async (services, reference, command, metadata, known)
     stream: depositStream,
     read: depositReader(services, depositStream, known),
     decide: (ledger, now, deposit) => {
-      // the organization and token of a deposit never change: a stream naming another ledger is not this deposit
-      if (deposit.state.status !== 'None' && ledgerOf(deposit.state) !== ledgerStream) throw new Error(`deposit ${depositStream} does not move ${ledgerStream}`);
-      const events = depositDecider.decide(command, deposit.state, { now });
-      const appends: DecidedAppend[] = [{ stream: depositStream, expectedRevision: deposit.expectedRevision, events }];
-      if (events.length > 0 && deposit.state.status !== 'None' && deposit.state.orgId !== null) {
-        const { orgId, tokenId, amount } = deposit.state;
-        const type = command.type === 'ConfirmDeposit' ? 'CreditDeposit' : 'RevertPendingDeposit';
-        const moved = ledgerDecider.decide({ type, orgId, tokenId, amount: BigInt(amount), deposit: ref }, ledger.state, { now });
-        appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: moved });
-      }
+      const { append, ledgerEvents } = settleStep(command, ref, ledgerStream, deposit, ledger.state, now);
+      const appends: DecidedAppend[] = [append];
+      if (ledgerEvents.length > 0) appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
       return { appends, result: {} };
     },
   });
+};
+
+/** A deposit due for confirmation, with its detection as the watcher followed it. */
+export interface DepositToConfirm {
+  ref: DepositRef;
+  confirmations: number;
+  /** its detection as followed (without it, the deposit is read and confirmed alone) */
+  known?: Exclude<KnownDeposit, 'unseen'>;
+}
+
+/**
+ * Confirmations of one ledger's deposits in ONE decision on it (decided on what the caller knows,
+ * then on reads after a conflict): every deposit confirmed and credited in one atomic append. A
+ * deposit this decision would refuse drops out of it and is returned, to be confirmed alone.
+ */
+const confirmOnLedger = async (services: DepositServices, ledgerStream: string, due: DepositToConfirm[], metadata: CommandMetadata): Promise<DepositToConfirm[]> => {
+  const refs = due.map(({ ref }) => canonicalRef(ref));
+  const depositStreams = refs.map((ref) => streams.deposit(ref.chainId, ref.txHash, ref.index));
+  const { refused } = await onLedger(services, ledgerStream, metadata, {
+    ...(due.length === 1 ? { stream: depositStreams[0]! } : {}),
+    read: (attempt) => Promise.all(due.map(({ known }, index) => depositReader(services, depositStreams[index]!, known)(attempt))),
+    decide: (ledger, now, deposits) => {
+      const appends: DecidedAppend[] = [];
+      const ledgerEvents: LedgerEvent[] = [];
+      const refused: DepositToConfirm[] = [];
+      let state = ledger.state;
+      due.forEach((deposit, index) => {
+        let step: ReturnType<typeof settleStep>;
+        try {
+          step = settleStep({ type: 'ConfirmDeposit', confirmations: deposit.confirmations }, refs[index]!, ledgerStream, deposits[index]!, state, now);
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          refused.push(deposit);
+          return;
+        }
+        state = step.ledgerEvents.reduce(ledgerDecider.evolve, state);
+        appends.push(step.append);
+        ledgerEvents.push(...step.ledgerEvents);
+      });
+      appends.push({ stream: ledgerStream, expectedRevision: ledger.expectedRevision, events: ledgerEvents });
+      return { appends, result: { refused } };
+    },
+  });
+  return refused;
+};
+
+/**
+ * Deposits deep enough, confirmed (see confirmDeposit): those of one ledger that the caller knows
+ * in one decision and one append (confirmOnLedger), the others, and any that decision refuses,
+ * one by one through confirmDeposit, whose refusal is the deposit's answer. Each deposit's refusal
+ * (a DomainError) or null, in order; any other failure is thrown once every one has settled.
+ */
+export const confirmDeposits = async (services: DepositServices, due: DepositToConfirm[], metadata: CommandMetadata): Promise<(DomainError | null)[]> => {
+  const answers: (DomainError | null)[] = due.map(() => null);
+  const alone = (deposit: DepositToConfirm, position: number) =>
+    confirmDeposit(services, deposit.ref, deposit.confirmations, metadata, deposit.known).catch((error: unknown) => {
+      if (!(error instanceof DomainError)) throw error;
+      answers[position] = error;
+    });
+  const byLedger = new Map<string, { deposits: DepositToConfirm[]; positions: number[] }>();
+  const work: Promise<void>[] = [];
+  due.forEach((deposit, position) => {
+    const ledgerStream = deposit.known ? ledgerOf(knownState(deposit.known).state) : null;
+    if (ledgerStream === null) return void work.push(alone(deposit, position));
+    const group = byLedger.get(ledgerStream) ?? { deposits: [], positions: [] };
+    byLedger.set(ledgerStream, group);
+    group.deposits.push(deposit);
+    group.positions.push(position);
+  });
+  for (const [ledgerStream, { deposits, positions }] of byLedger) {
+    const scoped = orgScoped(metadata, knownState(deposits[0]!.known!).state);
+    for (let from = 0; from < deposits.length; from += DEPOSITS_PER_DECISION) {
+      const chunk = deposits.slice(from, from + DEPOSITS_PER_DECISION);
+      const confirmed = confirmOnLedger(services, ledgerStream, chunk, scoped);
+      work.push(confirmed.then((refused) => allSettled(refused.map((deposit) => alone(deposit, positions[from + chunk.indexOf(deposit)]!))).then(() => undefined)));
+    }
+  }
+  await allSettled(work);
+  return answers;
 };
 
 /**

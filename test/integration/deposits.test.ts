@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmDeposit, recordDeposit, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer } from '../../src/application/deposits.js';
+import { confirmDeposit, confirmDeposits, recordDeposit, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer } from '../../src/application/deposits.js';
 import { LedgerBatcher } from '../../src/application/ledger-batches.js';
 import { loadAggregate } from '../../src/application/command-handler.js';
 import { ledgerDecider } from '../../src/domain/ledger/decide.js';
@@ -15,6 +15,18 @@ const ETH = 'eip155:1/slip44:60';
 const ETH_TOKEN = { id: ETH, name: 'Ether', symbol: 'ETH', decimals: 18, address: '' };
 const USDT_ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const metadata = { actor: 'watcher:test' };
+
+/** a ledger batcher of its own that counts the decisions it is given */
+const countingBatcher = () => {
+  const batcher = new LedgerBatcher();
+  const decide = batcher.decide.bind(batcher);
+  let count = 0;
+  batcher.decide = (...args) => {
+    count++;
+    return decide(...args);
+  };
+  return { batcher, decisions: () => count };
+};
 
 describe('deposits: recorded once, credited once, only when confirmed', () => {
   let service: TestService;
@@ -130,17 +142,11 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     const [already, first, second] = [21, 22, 23].map((n) => observed(n, { amount: 1_000_000_000_000_000n * BigInt(n), blockNumber: 2000, blockHash: `0xb${'21'.padStart(63, '0')}` }));
     expect(await recordDeposit(services, already!, ownerOf(acme.orgId, 'user-21'), metadata)).toEqual({ outcome: 'recorded' });
     const before = await ledgerOf(acme.orgId, ETH);
-    const batcher = new LedgerBatcher();
-    const decide = batcher.decide.bind(batcher);
-    let decisions = 0;
-    batcher.decide = (...args) => {
-      decisions++;
-      return decide(...args);
-    };
+    const { batcher, decisions } = countingBatcher();
     const block = [already!, first!, second!].map((transfer, n) => ({ transfer, owner: ownerOf(acme.orgId, `user-${21 + n}`), known: 'unseen' as const, confirmations: 12 }));
     // a wrong guess conflicts at append: the decision is made again on reads, without the recorded one
     expect(await recordDeposits({ ...services, ledgerBatcher: batcher }, block, metadata)).toEqual(['duplicate', 'recorded', 'recorded']);
-    expect(decisions).toBe(1);
+    expect(decisions()).toBe(1);
     for (const transfer of [first!, second!]) expect(await eventsOf(streams.deposit('eip155:1', transfer.txHash, 0))).toEqual(['DepositDetected', 'DepositConfirmed']);
     expect(await eventsOf(streams.deposit('eip155:1', already!.txHash, 0))).toEqual(['DepositDetected']);
     expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 22_000_000_000_000_000n + 23_000_000_000_000_000n });
@@ -149,6 +155,33 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     expect(await recordDeposits(services, block.map(({ known: _known, ...rest }) => rest), metadata)).toEqual(['duplicate', 'duplicate', 'duplicate']);
     expect(await eventsOf(streams.ledger(acme.orgId, ETH))).toHaveLength(ledgerEvents);
     await confirmDeposit(services, already!, 12, metadata);
+  });
+
+  it('deposits of one ledger due together are confirmed in one decision; one reverted meanwhile is refused alone, the others credited once', async () => {
+    const transfers = [31, 32, 33].map((n) => observed(n, { amount: 1_000_000_000_000_000n * BigInt(n) }));
+    for (const [n, transfer] of transfers.entries()) await recordDeposit(services, transfer, ownerOf(acme.orgId, `user-${31 + n}`), metadata);
+    const known = await Promise.all(
+      transfers.map(async (transfer) => {
+        const [detected] = await service.infrastructure.store.readStream(streams.deposit('eip155:1', transfer.txHash, 0));
+        return { detected: detected!.data as never, revision: detected!.revision };
+      }),
+    );
+    await revertDeposit(services, transfers[1]!, 'reorg', metadata);
+    const before = await ledgerOf(acme.orgId, ETH);
+    const { batcher, decisions } = countingBatcher();
+    const due = transfers.map((ref, n) => ({ ref, confirmations: 12, known: known[n]! }));
+    // the reverted one is decided on what the caller knew (detected), refused on a read, and answered alone
+    const answers = await confirmDeposits({ ...services, ledgerBatcher: batcher }, due, metadata);
+    expect(answers.map((answer) => answer?.code ?? null)).toEqual([null, 'DEPOSIT_REVERTED', null]);
+    expect(await eventsOf(streams.deposit('eip155:1', transfers[0]!.txHash, 0))).toEqual(['DepositDetected', 'DepositConfirmed']);
+    expect(await eventsOf(streams.deposit('eip155:1', transfers[1]!.txHash, 0))).toEqual(['DepositDetected', 'DepositReverted']);
+    expect(await eventsOf(streams.deposit('eip155:1', transfers[2]!.txHash, 0))).toEqual(['DepositDetected', 'DepositConfirmed']);
+    const credited = 31_000_000_000_000_000n + 33_000_000_000_000_000n;
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + credited, pending: before.pending - credited });
+    expect(decisions()).toBeLessThanOrEqual(3);
+    // reported again: nothing more
+    expect((await confirmDeposits(services, due, metadata)).map((answer) => answer?.code ?? null)).toEqual([null, 'DEPOSIT_REVERTED', null]);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + credited, pending: before.pending - credited });
   });
 
   it('reverts a deposit before confirmation: never credited, pending back, confirmation refused', async () => {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { canonicalTxHash, confirmDeposit, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer, type TransferToRecord } from '../../application/deposits.js';
+import { canonicalTxHash, confirmDeposits, recordDeposits, revertDeposit, type DepositServices, type ObservedTransfer, type TransferToRecord } from '../../application/deposits.js';
 import type { CommandMetadata } from '../../application/command-handler.js';
 import type { Database } from '../../db/database.js';
 import { depositKey } from '../../domain/deposit/deposit.js';
@@ -20,7 +20,6 @@ import type { ChainDefinition } from '../../catalog/chain.js';
 import { backoffDelayMs, pauseUnlessStopped } from '../../lib/pause.js';
 import { logChainLag } from '../../chains/rpc/lag.js';
 import { recordChainHeights, recordWorkerFirstPass } from '../../observability/metrics.js';
-import { inParallel } from '../../lib/in-parallel.js';
 
 export type WatcherState = 'idle' | 'standby' | 'active' | 'failing' | 'stopped';
 
@@ -51,11 +50,6 @@ export interface ChainWatcherOptions {
 const defaultFailureDelayMs = (attempt: number) => backoffDelayMs(attempt, 250, 30_000);
 const LAG_REPORT_INTERVAL_MS = 60_000;
 const LAG_WARNING_BLOCKS = 100;
-/**
- * deposits confirmed at once: those of one ledger then share one append, up to the ledger
- * batcher's batch (every deposit due reaches it together instead of a few per append)
- */
-const DEPOSITS_IN_FLIGHT = 1024;
 /** the longest a watcher goes without a full pass while the chain's head stays put: a safety net, never needed for correctness */
 const FULL_PASS_EVERY_MS = 5_000;
 /** the longest a watcher woken by head notifications waits without one: a lost notification only delays this long */
@@ -443,14 +437,11 @@ export class ChainWatcher {
     }
     // its block was replaced: the next step's reorg check reverts it
     const canonical = ready.filter((deposit) => canonicalHashes.get(deposit.blockNumber) === deposit.blockHash);
-    await inParallel(canonical, DEPOSITS_IN_FLIGHT, async (deposit) => {
-      if (this.stopping) return;
-      try {
-        await confirmDeposit(services, deposit.ref, confirmationsAt(head, deposit.blockNumber), this.metadata, deposit.detection);
-      } catch (error) {
-        if (error instanceof DomainError && error.code === 'DEPOSIT_REVERTED') return; // another watcher reverted it first
-        throw error;
-      }
-    });
+    if (canonical.length === 0 || this.stopping) return;
+    const deposits = canonical.map((deposit) => ({ ref: deposit.ref, confirmations: confirmationsAt(head, deposit.blockNumber), ...(deposit.detection ? { known: deposit.detection } : {}) }));
+    const refusals = await confirmDeposits(services, deposits, this.metadata);
+    // reverted first by another watcher: nothing to confirm; any other refusal fails the step
+    const refusal = refusals.find((error) => error !== null && error.code !== 'DEPOSIT_REVERTED');
+    if (refusal) throw refusal;
   }
 }
