@@ -10,9 +10,9 @@
  * 1,000 withdrawals (from its /metrics) and its peak RSS. Everything that ran meanwhile is counted
  * (projections, webhooks, processors), as it is part of what a request costs.
  *
- * The service runs as BENCH_SERVICE_PROCESSES says (the default: an api, a projections and a
- * webhooks,chains process, their CPU shown apart; `split`: an api and a workers process; `one`:
- * one process), as in `npm run bench`.
+ * The service runs as BENCH_SERVICE_PROCESSES says (`split`, the default: an api and a workers
+ * process, their CPU shown apart; `one`: one process; or a SERVE_ROLE per process, separated by
+ * spaces), as in `npm run bench`.
  *
  * With BENCH_DATA_DIR (a DATA_DIR filled by `npm run bench:fill`, or an empty directory; kept),
  * the service runs on that store as the cost curve runs it: a first start (an organization

@@ -10,10 +10,10 @@
  *   BENCH_PHASES=withdrawals-one-token,rebuild npm run bench
  *   BENCH_SERVICE_NODE_OPTIONS=--cpu-prof npm run bench    # profile the service (CPU.*.cpuprofile in the project root)
  *
- * The service runs as BENCH_SERVICE_PROCESSES says: the default `api projections webhooks,chains`
- * (three processes on one database: the API, the projections alone, the webhooks and the chains;
- * docs/operations.md), `split` (one SERVE_ROLE=api and one SERVE_ROLE=workers process), `one` (one
- * SERVE_ROLE=all process, as `npm start`) or any SERVE_ROLE per process, separated by spaces. Each
+ * The service runs as BENCH_SERVICE_PROCESSES says: `split` (the default, the deployment
+ * docs/operations.md recommends: one SERVE_ROLE=api and one SERVE_ROLE=workers process on one
+ * database), `one` (one SERVE_ROLE=all process, as `npm start`) or any SERVE_ROLE per process,
+ * separated by spaces (`api projections webhooks,chains`: the projections in a process of their own). Each
  * withdrawal phase prints the CPU each process and PostgreSQL used over its load, and the event
  * loop's delay of the process running the projections (and of the chains' when it is another).
  *

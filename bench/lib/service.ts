@@ -22,9 +22,9 @@ const startCommand = async (script: 'start' | 'start:api'): Promise<{ env: Recor
 };
 
 /**
- * How the bench runs the service: the SERVE_ROLE of each process, separated by spaces (the default
- * `api projections webhooks,chains`: the projections in a process of their own), or `split`, one
- * `SERVE_ROLE=api` process and one `SERVE_ROLE=workers`, or `one`, a single process running all.
+ * How the bench runs the service: `split` (the default), one `SERVE_ROLE=api` process and one
+ * `SERVE_ROLE=workers`; `one`, a single process running all; or the SERVE_ROLE of each process,
+ * separated by spaces (e.g. `api projections webhooks,chains`: the projections in a process of their own).
  */
 export type ServiceLayout = string;
 
@@ -44,8 +44,8 @@ export const describeLayout = (layout: ServiceLayout): string => {
   return `${count}: ${named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}` : named[0]}`;
 };
 
-/** the layout the bench runs unless told otherwise: the projections' lag is lowest with them alone in a process (docs/operations.md) */
-const DEFAULT_LAYOUT = 'api projections webhooks,chains';
+/** the layout the bench runs unless told otherwise, the deployment docs/operations.md recommends */
+const DEFAULT_LAYOUT = 'split';
 
 /** BENCH_SERVICE_PROCESSES, or the default layout */
 export const serviceLayout = (): ServiceLayout => {
