@@ -35,6 +35,7 @@ import { readModelMigrations } from '../src/projections/migrations/index.js';
 import { encryptSecret, secretPurpose } from '../src/security/secret-box.js';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { WAITING_FOR_URL } from '../src/webhooks/outbox.js';
+import { webhookDeliveriesTotal } from '../src/observability/metrics.js';
 import { runBenchmark, type Lifecycle } from './lib/lifecycle.js';
 import { parentOf, serverCpuMs } from './lib/process-cpu.js';
 import { statementsSinceReset, statementTable } from './lib/server-cost.js';
@@ -53,6 +54,9 @@ const outboxUpdates = async (client: pg.Client): Promise<{ updates: number; hot:
   );
   return { updates: Number(rows[0]!.updates), hot: Number(rows[0]!.hot) };
 };
+
+/** attempts this process's dispatchers have recorded so far, whatever their outcome (the metric counts each once its statement committed) */
+const attemptsRecorded = async (): Promise<number> => (await webhookDeliveriesTotal.get()).values.reduce((sum, { value }) => sum + value, 0);
 
 /** bytes of WAL written so far: its difference over the sends is what they cost the log (and each replica) */
 const walPosition = async (client: pg.Client): Promise<number> => {
@@ -152,6 +156,7 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
   lifecycle.checkpoint();
 
   await stats.query('select pg_stat_statements_reset()');
+  const recordedBefore = await attemptsRecorded();
   const serverBefore = await serverCpuMs(postmaster);
   const walBefore = await walPosition(stats);
   const updatesBefore = await outboxUpdates(stats);
@@ -186,11 +191,14 @@ const main = async (lifecycle: Lifecycle): Promise<void> => {
     await fs.writeFile(profileTo, JSON.stringify(profile));
     profiler.disconnect();
   }
-  await dispatcher.stop();
+  // every outcome recorded, read while the dispatcher's sessions are still open: a session that ends
+  // (the claims' own, in stop()) may not be counted yet when the figure is read after stop()
+  while ((await attemptsRecorded()) < recordedBefore + DUE) await new Promise((resolve) => setTimeout(resolve, 5));
   const cpu = process.cpuUsage(cpuBefore);
   gcObserver.disconnect();
   const serverMs = (await serverCpuMs(postmaster)) - serverBefore;
   const walBytes = (await walPosition(stats)) - walBefore;
+  await dispatcher.stop();
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const updatesAfter = await outboxUpdates(stats);
   const updates = updatesAfter.updates - updatesBefore.updates;
