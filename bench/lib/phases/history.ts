@@ -7,6 +7,7 @@ import { CATCH_UP_TIMEOUT_MS, describeStart, firstStartOnFilledStore, workersSta
 import { connectServiceDb } from '../service-db.js';
 import { benchDataDir, startBenchService, type BenchService } from '../service.js';
 import { settleWithdrawals } from '../settled-withdrawals.js';
+import { serviceAndServerCpu } from '../process-cpu.js';
 import { runWithdrawalPhase, withdrawalTemplates, type WithdrawalPhaseFigures } from './withdrawals.js';
 
 export type { StartFigures } from '../restarted-service.js';
@@ -77,7 +78,21 @@ const measureRestarted = async (options: HistoryPhaseOptions, service: BenchServ
 
   lifecycle.checkpoint();
   const db = await connectServiceDb(lifecycle, service.dataDir);
-  const load = await runWithdrawalPhase({ name: 'withdrawals-with-history', lifecycle, org: { ...org, api }, tokens: [token], seconds: options.seconds, connections: options.connections, db, progress });
+  // each process's and PostgreSQL's CPU over the load, and the projections' stages and event loops, as on the empty store
+  const cpuMs = await serviceAndServerCpu(service, db);
+  const load = await runWithdrawalPhase({
+    name: 'withdrawals-with-history',
+    lifecycle,
+    org: { ...org, api },
+    tokens: [token],
+    seconds: options.seconds,
+    connections: options.connections,
+    db,
+    progress,
+    cpuMs,
+    projectionsUrl: service.projectionsUrl,
+    chainsUrl: service.workersUrl,
+  });
   await db.close();
   await service.stop();
   return { restart, load };
