@@ -8,25 +8,13 @@ import { rebuildProjection } from '../../src/projections/checkpoint.js';
 import { balancesProjection } from '../../src/projections/balances.js';
 import { depositsProjection } from '../../src/projections/deposits.js';
 import { startTestService, type TestService } from '../support/api-harness.js';
-import { observed, ownerOf, settleDeposits, webhooksOf } from '../support/deposits.js';
+import { countingBatcher, observed, ownerOf, settleDeposits, webhooksOf } from '../support/deposits.js';
 import { tableHash } from '../support/stream-totals-projection.js';
 
 const ETH = 'eip155:1/slip44:60';
 const ETH_TOKEN = { id: ETH, name: 'Ether', symbol: 'ETH', decimals: 18, address: '' };
 const USDT_ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const metadata = { actor: 'watcher:test' };
-
-/** a ledger batcher of its own that counts the decisions it is given */
-const countingBatcher = () => {
-  const batcher = new LedgerBatcher();
-  const decide = batcher.decide.bind(batcher);
-  let count = 0;
-  batcher.decide = (...args) => {
-    count++;
-    return decide(...args);
-  };
-  return { batcher, decisions: () => count };
-};
 
 describe('deposits: recorded once, credited once, only when confirmed', () => {
   let service: TestService;

@@ -22,6 +22,7 @@ import { connectInfrastructure, type Infrastructure } from '../../src/infrastruc
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase } from '../support/database.js';
 import { waitUntil } from '../support/webhook-receiver.js';
+import { countingBatcher } from '../support/deposits.js';
 
 const TRON_SHASTA = 'tron:shasta'; // 5 confirmations
 const SEPOLIA = 'eip155:11155111'; // 6 confirmations
@@ -99,6 +100,23 @@ describe('chain watchers over the devnet and the event store', () => {
     const confirmed = await depositEvents(TRON_SHASTA, 'DepositConfirmed');
     expect(confirmed.map((event) => event.data)).toEqual([expect.objectContaining({ txHash: paid.txHash, index: 0, confirmations: 5, credited: true })]);
     expect(await ledger(TRON_SHASTA)).toEqual({ available: 7_000_000n, pending: 0n, held: 0n });
+  });
+
+  it('a pass that confirms a deposit, then scans a block that pays nobody, decides that confirmation once', async () => {
+    const gateway = devnet.gateway(TRON_SHASTA);
+    const controls = devnet.controls(TRON_SHASTA);
+    const { address } = await account(TRON_SHASTA, 'tron-once');
+    const { batcher, decisions } = countingBatcher();
+    const tron = watcher(gateway, { services: { store: infrastructure.store, clock, ledgerBatcher: batcher } });
+    const paid = await controls.deposit({ toAddress: address, asset: 'native', amount: 4_000_000n });
+    await tron.catchUp();
+    await controls.mine(3); // 4 of 5 confirmations
+    await tron.catchUp();
+    const before = decisions();
+    await controls.mine(1); // 5 of 5: confirmed before the new block is scanned; the pass's end finds it confirmed, not due again
+    await tron.catchUp();
+    expect(decisions() - before).toBe(1);
+    expect((await depositEvents(TRON_SHASTA, 'DepositConfirmed')).filter((event) => event.data.txHash === paid.txHash)).toHaveLength(1);
   });
 
   it('a deposit whose block is already deep enough when first scanned is detected and confirmed in one append, credited once', async () => {

@@ -1,4 +1,5 @@
 import type { DepositOwner, ObservedTransfer } from '../../src/application/deposits.js';
+import { LedgerBatcher } from '../../src/application/ledger-batches.js';
 import { balancesProjection } from '../../src/projections/balances.js';
 import { depositsProjection } from '../../src/projections/deposits.js';
 import type { TestService } from './api-harness.js';
@@ -17,6 +18,18 @@ export const observed = (n: number, overrides: Partial<ObservedTransfer> = {}): 
   destinationTag: null,
   ...overrides,
 });
+
+/** a ledger batcher of its own that counts the decisions it is given */
+export const countingBatcher = () => {
+  const batcher = new LedgerBatcher();
+  const decide = batcher.decide.bind(batcher);
+  let count = 0;
+  batcher.decide = (...args) => {
+    count++;
+    return decide(...args);
+  };
+  return { batcher, decisions: () => count };
+};
 
 export const ownerOf = (orgId: string, externalUserId: string, accountChainId = 'eip155:1'): DepositOwner => ({ orgId, externalUserId, accountChainId });
 

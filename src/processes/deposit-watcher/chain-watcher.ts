@@ -239,7 +239,7 @@ export class ChainWatcher {
       }
     }
     // deposits already scanned that this head makes deep enough: confirmed now, not after the blocks below the head are scanned
-    await this.confirmDue(head.number, cursor);
+    const confirmed = await this.confirmDue(head.number, cursor);
     const last = Math.min(head.number, cursor + blocksPerStep - 1);
     const { headers, complete } = await this.linkedHeaders(cursor, last, previousHash, next);
     // blocks that lead to the head read before the pass's refresh were all mined before it: they pay no address it did not see
@@ -255,8 +255,9 @@ export class ChainWatcher {
     }
     // the chain got shorter or a block no longer follows the one scanned: a reorg, seen next step
     if (!complete) return true;
-    // and those of the blocks this pass scanned (a chain of one confirmation), with what they recorded read
-    if (recorded) await this.follower.refresh(this.stopController.signal);
+    // and those of the blocks this pass scanned (a chain of one confirmation), with what they recorded read, and what
+    // was confirmed above (a confirmation decided on a detection since confirmed is refused, then decided again alone on a read)
+    if (recorded || confirmed) await this.follower.refresh(this.stopController.signal);
     await this.confirmDue(head.number, cursor);
     this.reportLag(cursor - 1, head.number);
     // cut short by a stop or a lost lock: not settled, the next pass is a full one
@@ -425,23 +426,24 @@ export class ChainWatcher {
     }
   }
 
-  /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded, as the follower last read them */
-  private async confirmDue(head: number, cursor: number): Promise<void> {
+  /** deposits in scanned blocks (below `cursor`) with enough confirmations whose block is still the one recorded, as the follower last read them; true when there were some */
+  private async confirmDue(head: number, cursor: number): Promise<boolean> {
     const { gateway, services } = this.options;
     const canonicalHashes = new Map<number, string | null>();
     const due = dueForConfirmation(this.follower.unconfirmed, head, gateway.chain.properties.confirmations);
     const ready = due.filter((candidate) => candidate.blockNumber < cursor);
     for (const number of new Set(ready.map((deposit) => deposit.blockNumber))) {
-      if (this.stopping) return;
+      if (this.stopping) return false;
       canonicalHashes.set(number, (await gateway.block(number))?.hash ?? null);
     }
     // its block was replaced: the next step's reorg check reverts it
     const canonical = ready.filter((deposit) => canonicalHashes.get(deposit.blockNumber) === deposit.blockHash);
-    if (canonical.length === 0 || this.stopping) return;
+    if (canonical.length === 0 || this.stopping) return false;
     const deposits = canonical.map((deposit) => ({ ref: deposit.ref, confirmations: confirmationsAt(head, deposit.blockNumber), ...(deposit.detection ? { known: deposit.detection } : {}) }));
     const refusals = await confirmDeposits(services, deposits, this.metadata);
     // reverted first by another watcher: nothing to confirm; any other refusal fails the step
     const refusal = refusals.find((error) => error !== null && error.code !== 'DEPOSIT_REVERTED');
     if (refusal) throw refusal;
+    return true;
   }
 }
