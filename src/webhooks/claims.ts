@@ -373,8 +373,6 @@ export const recordAttemptOutcomes = async (
   db: Kysely<Database>,
   attempts: readonly { claim: ClaimedDelivery; outcome: AttemptOutcome }[],
   retryDelaysMs: readonly number[],
-  /** where the statement runs as a named statement (planned once per connection) instead of through `db` */
-  named?: NamedStatements,
 ): Promise<RecordedOutcome[]> => {
   if (attempts.length === 0) return [];
   const planned = attempts.map(({ claim, outcome }) => {
@@ -383,7 +381,7 @@ export const recordAttemptOutcomes = async (
     return { claim, outcome, next, retryDelayMs: retryDelayMs ?? 0, error: outcome.error === null ? null : outcome.error.slice(0, MAX_ERROR_LENGTH) };
   });
   const column = <T>(pick: (entry: (typeof planned)[number]) => T) => planned.map(pick);
-  const record = sql<{ claim_token: string }>`
+  const { rows } = await sql<{ claim_token: string }>`
     with outcome as (
       select * from unnest(${column((entry) => entry.claim.id)}::uuid[], ${column((entry) => entry.claim.claimToken)}::uuid[],
                            ${column((entry) => entry.outcome.statusCode)}::integer[], ${column((entry) => entry.error)}::text[],
@@ -409,8 +407,7 @@ export const recordAttemptOutcomes = async (
     from outcome
     where delivery.id = outcome.id and delivery.claim_token = outcome.claim_token
     returning outcome.claim_token
-  `.compile(db);
-  const rows = named ? await named.rows(record) : (await db.executeQuery(record)).rows;
+  `.execute(db);
   const applied = new Set(rows.map((row) => row.claim_token));
   return planned.map((entry) => (applied.has(entry.claim.claimToken) ? entry.next : 'superseded'));
 };

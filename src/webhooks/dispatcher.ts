@@ -93,8 +93,6 @@ export class WebhookDispatcher {
   private readonly logger: Logger;
   /** the claim and msUntilNextDue as named statements on a connection of their own: planned once, not at every call (1.0-1.5 and 0.3-0.5 ms a call) */
   private readonly claims: NamedStatements;
-  /** the outcome statement, named too, on a connection of its own beside the claims' (it runs while a claim does): 0.2-0.25 ms of planning a call */
-  private readonly outcomeRecords: NamedStatements;
   /** attempt outcomes written in groups: one statement (and commit) for those that end while one is written */
   private readonly outcomes: Coalescer<{ claim: ClaimedDelivery; outcome: AttemptOutcome }, RecordedOutcome>;
   /** claim when at least this many slots are free (or none is busy): claims come in batches, not one per finished send */
@@ -128,8 +126,7 @@ export class WebhookDispatcher {
       refuseInternalAddresses: options.refuseInternalAddresses ?? false,
       shutdown: this.shutdown.signal,
     });
-    this.outcomeRecords = new NamedStatements(createPool(options.listen, { max: 1, purpose: 'webhook-outcomes' }), 'webhook-outcome');
-    this.outcomes = new Coalescer((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs, this.outcomeRecords), MAX_OUTCOMES_PER_STATEMENT);
+    this.outcomes = new Coalescer((attempts) => recordAttemptOutcomes(options.db, attempts, options.retryDelaysMs), MAX_OUTCOMES_PER_STATEMENT);
     this.logger = options.logger.child({ component: 'webhooks' });
     this.claims = new NamedStatements(createPool(options.listen, { max: 1, purpose: 'webhook-claims' }), 'webhook-claim');
     this.listener = new ChannelListener(options.listen, WEBHOOK_DUE_CHANNEL, () => this.wakeup.wake(), this.logger);
@@ -156,7 +153,7 @@ export class WebhookDispatcher {
     await this.sender.close();
     await Promise.allSettled([...this.recording]);
     await this.listener.close();
-    await Promise.all([this.claims.end(), this.outcomeRecords.end()]);
+    await this.claims.end();
   }
 
   private async loop(): Promise<void> {
