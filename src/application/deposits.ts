@@ -211,8 +211,8 @@ const allSettled = async <T>(promises: Promise<T>[]): Promise<T[]> => {
  * A watcher saw transfers (a block's): each one's outcome, in order. An asset outside the catalog is
  * 'ignored' (nothing written). Creditable deposits are recorded with their ledger's pending amounts,
  * those of one ledger in one decision and one atomic append (recordOnLedger); an unattributed or
- * below-minimum one is recorded alone. A transfer recorded before is 'duplicate', writes nothing,
- * and does not hold back the others. `known: 'unseen'` skips the read of the deposit stream on the
+ * below-minimum one is recorded alone. A transfer recorded before, or given twice, is 'duplicate'
+ * (writes nothing) and does not hold back the others. `known: 'unseen'` skips the read of the deposit stream on the
  * first try (see KnownDeposit). `confirmations`, given when the transfer already has as many as its
  * chain requires (a watcher that scans a block after its depth was reached): the deposit is
  * confirmed, and its amount moved from pending to available, in the same append, as confirmDeposit
@@ -222,9 +222,16 @@ export const recordDeposits = async (services: DepositServices, transfers: Trans
   const outcomes: RecordOutcome[] = transfers.map(() => 'ignored');
   const byLedger = new Map<string, { detections: Detection[]; positions: number[] }>();
   const work: Promise<void>[] = [];
+  // the same transfer twice in one report (a node that answers it twice): recorded once, the repeat a duplicate
+  const reported = new Set<string>();
   transfers.forEach((seen, position) => {
     const detection = detectionOf(seen);
     if (detection === null) return;
+    if (reported.has(detection.depositStream)) {
+      outcomes[position] = 'duplicate';
+      return;
+    }
+    reported.add(detection.depositStream);
     const scoped = seen.owner ? { ...metadata, orgId: seen.owner.orgId } : metadata;
     if (detection.ledgerStream === null) {
       work.push(recordAlone(services, detection, scoped).then((outcome) => void (outcomes[position] = outcome)));

@@ -145,6 +145,17 @@ describe('deposits: recorded once, credited once, only when confirmed', () => {
     await confirmDeposit(services, already!, 12, metadata);
   });
 
+  it('a transfer given twice in one report (its stream in the same decision twice) is recorded once, the repeat a duplicate', async () => {
+    const [transfer, other] = [24, 25].map((n) => observed(n, { amount: 1_000_000_000_000_000n, blockNumber: 2001, blockHash: `0xb${'24'.padStart(63, '0')}` }));
+    const before = await ledgerOf(acme.orgId, ETH);
+    const seen = (t: ObservedTransfer, user: string) => ({ transfer: t, owner: ownerOf(acme.orgId, user), known: 'unseen' as const, confirmations: 12 });
+    // the repeat differs only in its hash's case: the same deposit
+    const repeat = { ...transfer!, txHash: transfer!.txHash.toUpperCase().replace('0X', '0x') };
+    expect(await recordDeposits(services, [seen(transfer!, 'user-24'), seen(other!, 'user-25'), seen(repeat, 'user-24')], metadata)).toEqual(['recorded', 'recorded', 'duplicate']);
+    expect(await eventsOf(streams.deposit('eip155:1', transfer!.txHash, 0))).toEqual(['DepositDetected', 'DepositConfirmed']);
+    expect(await ledgerOf(acme.orgId, ETH)).toEqual({ ...before, available: before.available + 2_000_000_000_000_000n });
+  });
+
   it('deposits of one ledger due together are confirmed in one decision; one reverted meanwhile is refused alone, the others credited once', async () => {
     const transfers = [31, 32, 33].map((n) => observed(n, { amount: 1_000_000_000_000_000n * BigInt(n) }));
     for (const [n, transfer] of transfers.entries()) await recordDeposit(services, transfer, ownerOf(acme.orgId, `user-${31 + n}`), metadata);
