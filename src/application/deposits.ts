@@ -150,6 +150,30 @@ const isDuplicate = (error: unknown) => error instanceof DomainError && error.co
 /** deposits of one ledger recorded in one decision at most: a block's transfers to one ledger, up to this many, are one append */
 const DEPOSITS_PER_DECISION = 256;
 
+/** what one decision on a ledger carries: its items in the order given, and each one's position in the caller's list */
+interface LedgerChunk<T> {
+  ledgerStream: string;
+  items: T[];
+  positions: number[];
+}
+
+/** items grouped by the ledger they move, in the order given, each group cut into decisions of DEPOSITS_PER_DECISION at most */
+const ledgerChunks = <T>(entries: { ledgerStream: string; item: T; position: number }[]): LedgerChunk<T>[] => {
+  const byLedger = new Map<string, { items: T[]; positions: number[] }>();
+  for (const { ledgerStream, item, position } of entries) {
+    const group = byLedger.get(ledgerStream) ?? { items: [], positions: [] };
+    byLedger.set(ledgerStream, group);
+    group.items.push(item);
+    group.positions.push(position);
+  }
+  return [...byLedger].flatMap(([ledgerStream, { items, positions }]) =>
+    Array.from({ length: Math.ceil(items.length / DEPOSITS_PER_DECISION) }, (_, chunk) => {
+      const from = chunk * DEPOSITS_PER_DECISION;
+      return { ledgerStream, items: items.slice(from, from + DEPOSITS_PER_DECISION), positions: positions.slice(from, from + DEPOSITS_PER_DECISION) };
+    }),
+  );
+};
+
 /**
  * Detections of one ledger, recorded in ONE decision on it: every deposit stream created (no_stream,
  * or after a revert) and the ledger's events for each, in the order given, in one atomic append.
@@ -220,7 +244,7 @@ const allSettled = async <T>(promises: Promise<T>[]): Promise<T[]> => {
  */
 export const recordDeposits = async (services: DepositServices, transfers: TransferToRecord[], metadata: CommandMetadata): Promise<RecordOutcome[]> => {
   const outcomes: RecordOutcome[] = transfers.map(() => 'ignored');
-  const byLedger = new Map<string, { detections: Detection[]; positions: number[] }>();
+  const onLedgers: { ledgerStream: string; item: Detection; position: number }[] = [];
   const work: Promise<void>[] = [];
   // the same transfer twice in one report (a node that answers it twice): recorded once, the repeat a duplicate
   const reported = new Set<string>();
@@ -237,17 +261,11 @@ export const recordDeposits = async (services: DepositServices, transfers: Trans
       work.push(recordAlone(services, detection, scoped).then((outcome) => void (outcomes[position] = outcome)));
       return;
     }
-    const group = byLedger.get(detection.ledgerStream) ?? { detections: [], positions: [] };
-    byLedger.set(detection.ledgerStream, group);
-    group.detections.push(detection);
-    group.positions.push(position);
+    onLedgers.push({ ledgerStream: detection.ledgerStream, item: detection, position });
   });
-  for (const [ledgerStream, { detections, positions }] of byLedger) {
-    const scoped = { ...metadata, orgId: detections[0]!.command.orgId! };
-    for (let from = 0; from < detections.length; from += DEPOSITS_PER_DECISION) {
-      const recorded = recordOnLedger(services, ledgerStream, detections.slice(from, from + DEPOSITS_PER_DECISION), scoped);
-      work.push(recorded.then((each) => each.forEach((outcome, index) => (outcomes[positions[from + index]!] = outcome))));
-    }
+  for (const { ledgerStream, items, positions } of ledgerChunks(onLedgers)) {
+    const recorded = recordOnLedger(services, ledgerStream, items, { ...metadata, orgId: items[0]!.command.orgId! });
+    work.push(recorded.then((each) => each.forEach((outcome, index) => (outcomes[positions[index]!] = outcome))));
   }
   await allSettled(work);
   return outcomes;
@@ -395,23 +413,16 @@ export const confirmDeposits = async (services: DepositServices, due: DepositToC
       if (!(error instanceof DomainError)) throw error;
       answers[position] = error;
     });
-  const byLedger = new Map<string, { deposits: DepositToConfirm[]; positions: number[] }>();
+  const onLedgers: { ledgerStream: string; item: DepositToConfirm; position: number }[] = [];
   const work: Promise<void>[] = [];
   due.forEach((deposit, position) => {
     const ledgerStream = deposit.known ? ledgerOf(knownState(deposit.known).state) : null;
     if (ledgerStream === null) return void work.push(alone(deposit, position));
-    const group = byLedger.get(ledgerStream) ?? { deposits: [], positions: [] };
-    byLedger.set(ledgerStream, group);
-    group.deposits.push(deposit);
-    group.positions.push(position);
+    onLedgers.push({ ledgerStream, item: deposit, position });
   });
-  for (const [ledgerStream, { deposits, positions }] of byLedger) {
-    const scoped = orgScoped(metadata, knownState(deposits[0]!.known!).state);
-    for (let from = 0; from < deposits.length; from += DEPOSITS_PER_DECISION) {
-      const chunk = deposits.slice(from, from + DEPOSITS_PER_DECISION);
-      const confirmed = confirmOnLedger(services, ledgerStream, chunk, scoped);
-      work.push(confirmed.then((refused) => allSettled(refused.map((deposit) => alone(deposit, positions[from + chunk.indexOf(deposit)]!))).then(() => undefined)));
-    }
+  for (const { ledgerStream, items, positions } of ledgerChunks(onLedgers)) {
+    const confirmed = confirmOnLedger(services, ledgerStream, items, orgScoped(metadata, knownState(items[0]!.known!).state));
+    work.push(confirmed.then((refused) => allSettled(refused.map((deposit) => alone(deposit, positions[items.indexOf(deposit)]!))).then(() => undefined)));
   }
   await allSettled(work);
   return answers;
