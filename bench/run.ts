@@ -20,6 +20,8 @@
  * Variables: BENCH_SECONDS (60), BENCH_CONNECTIONS (64), BENCH_DEPOSITS (5000), BENCH_CLIENTS (8,
  * side by side), BENCH_PHASES (all: settlement, withdrawals-one-token, withdrawals-20-tokens,
  * webhooks, deposits, rebuild, history, compare), BENCH_BLOCK_TIME_MS (200),
+ * BENCH_QUIET_SECONDS (0: how long a load phase may wait for the earlier phases' background work,
+ * their settlements and webhooks, to quiet down; what it starts beside is printed either way),
  * BENCH_SETTLEMENT_COUNT (100 withdrawals queued at once per chain in the settlement phase,
  * bench/lib/phases/settlement.ts, as `npm run bench:settlement` does), BENCH_HISTORY_EVENTS
  * (1,000,000) and BENCH_HISTORY_ORGANIZATIONS (1,000) for the history phase: a service of its own
@@ -39,6 +41,7 @@ import { formatReport, machineLine, type RunFigures } from './lib/report.js';
 import { connectServiceDb } from './lib/service-db.js';
 import { positive } from './lib/settings.js';
 import { serviceAndServerCpu } from './lib/process-cpu.js';
+import { describeQuietWait, untilQuiet } from './lib/quiet.js';
 import { serviceLayout, servicePeakRssMiB, startBenchService } from './lib/service.js';
 import { compareAppendThroughput } from './lib/side-by-side.js';
 import { summarize } from './lib/stats.js';
@@ -106,8 +109,23 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
     figures.settlement = await runSettlementPhase({ lifecycle, service, count, blockTimeMs: Number(service.env.DEVNET_BLOCK_TIME_MS), progress });
   }
 
-  const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
+  /**
+   * what each load phase starts beside: the CPU the service and PostgreSQL use over 2 s before it
+   * (the earlier phases' settlements, webhooks, sweeps), after waiting up to BENCH_QUIET_SECONDS
+   * (0: no wait, the default) for them to quiet down
+   */
+  const quietSeconds = Number(process.env.BENCH_QUIET_SECONDS ?? 0);
+  if (!(quietSeconds >= 0)) throw new Error(`BENCH_QUIET_SECONDS must be 0 or more, not ${process.env.BENCH_QUIET_SECONDS}`);
+  figures.phaseStarts = [];
+  const beginPhase = async (name: Phase) => {
     lifecycle.checkpoint();
+    const start = await untilQuiet({ cpuMs, maxMs: quietSeconds * 1000 });
+    progress(`${name}: ${describeQuietWait(start)}`);
+    figures.phaseStarts?.push({ phase: name, ...start });
+  };
+
+  const withdrawalPhase = async (name: Phase, phaseTokens: typeof tokens) => {
+    await beginPhase(name);
     const result = await runWithdrawalPhase({ name, lifecycle, org, tokens: phaseTokens, seconds, connections, db: samplerDb, progress, cpuMs, projectionsUrl: service.projectionsUrl, chainsUrl: service.workersUrl });
     progress(`${name}: projection lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms over ${result.lag.count} positions`);
     return result;
@@ -119,7 +137,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
   if (loaded.length) figures.lag = { ...summarize(loaded.flatMap((phase) => phase.lagsMs)), unresolved: loaded.reduce((sum, phase) => sum + phase.lag.unresolved, 0) };
 
   if (phases.has('webhooks')) {
-    lifecycle.checkpoint();
+    await beginPhase('webhooks');
     figures.webhooks = await runWebhookPhase({ lifecycle, service, org, tokens: manyTokens, seconds, connections, receiver, monitor, progress });
     const hooks = figures.webhooks;
     progress(
@@ -133,7 +151,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
     );
   }
   if (phases.has('deposits')) {
-    lifecycle.checkpoint();
+    await beginPhase('deposits');
     const db = { read: samplerDb.query, orgId: org.orgId, followMs: DEPOSITS_FOLLOW_MS };
     figures.deposits = await runDepositPhase({ lifecycle, api: org.api, tokens: manyTokens, count: depositCount, progress, db });
     progress(`deposits: ${figures.deposits.endToEndPerSecond.toFixed(0)}/s end to end (${(figures.deposits.endToEndMs / 1000).toFixed(1)} s), injection ${figures.deposits.injectionPerSecond.toFixed(0)}/s`);
@@ -141,7 +159,7 @@ const measure = async (lifecycle: Lifecycle, onService: (recentLogLines: () => s
     progress(`deposits: ${afterwardsLine(figures.deposits.service!)}`);
   }
   if (phases.has('rebuild')) {
-    lifecycle.checkpoint();
+    await beginPhase('rebuild');
     figures.rebuild = await runRebuildPhase(service, samplerDb, progress);
     progress(`rebuild: ${figures.rebuild.eventsPerSecond.toFixed(0)} events/s (${figures.rebuild.rebuildMs} ms rebuilding, ${figures.rebuild.wallMs.toFixed(0)} ms with the CLI's start-up)`);
   }

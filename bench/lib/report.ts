@@ -6,6 +6,7 @@ import type { ChainSettlement, SettlementFigures } from './phases/settlement.js'
 import type { RebuildFigures } from './phases/rebuild.js';
 import type { WebhookPhaseFigures } from './phases/webhooks.js';
 import type { WithdrawalPhaseFigures } from './phases/withdrawals.js';
+import { describeQuietWait, type QuietWait } from './quiet.js';
 import { describeLayout } from './service.js';
 import type { LatencySummary } from './stats.js';
 import { formatTable, num } from './table.js';
@@ -28,6 +29,8 @@ export interface RunFigures {
   serviceLayout?: string;
   settlement?: SettlementFigures;
   history?: HistoryPhaseFigures;
+  /** the background each load phase started beside, after waiting up to BENCH_QUIET_SECONDS for it to quiet down */
+  phaseStarts?: (QuietWait & { phase: string })[];
 }
 
 type Verdict = boolean | null;
@@ -232,10 +235,14 @@ export const machineLine = () =>
 const layoutLine = (layout: RunFigures['serviceLayout']) =>
   layout === undefined ? [] : [`service: ${describeLayout(layout)} (BENCH_SERVICE_PROCESSES=${layout})`];
 
+const phaseStartsLine = (starts: RunFigures['phaseStarts']) =>
+  starts === undefined || starts.length === 0 ? [] : [`what each phase started beside: ${starts.map(({ phase, ...start }) => `${phase}: ${describeQuietWait(start)}`).join('; ')}`];
+
 export const formatReport = (figures: RunFigures): string =>
   [
     machineLine(),
     ...layoutLine(figures.serviceLayout),
+    ...phaseStartsLine(figures.phaseStarts),
     '',
     formatTable(
       [{ header: 'Figure' }, { header: 'Measured' }, { header: 'Target' }, { header: 'Met' }],
