@@ -33,21 +33,22 @@ export const SERVE_ROLES = { all: SERVICE_PARTS, workers: ['projections', 'webho
 /** `all`, `workers`, or a comma-separated list of parts (`api`, `projections`, `webhooks,chains`), as written */
 export type ServeRole = string;
 
+/** the names SERVE_ROLE lists: a set's parts, or the parts written, in order (checked by serveRole) */
+const namesIn = (role: ServeRole): readonly string[] => (role in SERVE_ROLES ? SERVE_ROLES[role as keyof typeof SERVE_ROLES] : role.split(',').map((part) => part.trim()));
+
 const serveRole = z
   .string()
   .trim()
   .refine(
     (value) => {
-      if (value in SERVE_ROLES) return true;
-      const parts = value.split(',').map((part) => part.trim());
-      return parts.every((part) => (SERVICE_PARTS as readonly string[]).includes(part)) && new Set(parts).size === parts.length;
+      const names = namesIn(value);
+      return names.every((name) => (SERVICE_PARTS as readonly string[]).includes(name)) && new Set(names).size === names.length;
     },
     `all, workers, or a comma-separated list of ${SERVICE_PARTS.join(', ')} (each once)`,
   );
 
 /** the parts SERVE_ROLE names */
-export const serviceParts = (role: ServeRole): ReadonlySet<ServicePart> =>
-  new Set(role in SERVE_ROLES ? SERVE_ROLES[role as keyof typeof SERVE_ROLES] : (role.split(',').map((part) => part.trim()) as ServicePart[]));
+export const serviceParts = (role: ServeRole): ReadonlySet<ServicePart> => new Set(namesIn(role) as readonly ServicePart[]);
 
 /** Every environment variable the service and the CLI read, parsed once (CONTRACT §1). */
 export const envSchema = z.object({
