@@ -17,7 +17,7 @@
  * With BENCH_DATA_DIR (a DATA_DIR filled by `npm run bench:fill`, or an empty directory; kept),
  * the service runs on that store as the cost curve runs it: a first start (an organization
  * bootstrapped and funded, every chain worker through its first pass), then a restart, measured.
- * BENCH_IDLE_SECONDS (0) first measures the same figures with no load, per second: what the
+ * BENCH_EXPLAIN=<file> copies the analyzed plans of the slower statements there (bench/lib/server-cost.ts). BENCH_IDLE_SECONDS (0) first measures the same figures with no load, per second: what the
  * background does on that store. Per statement it prints shared blocks hit and read (from disk or
  * the OS cache) per call and its planning time as well, and per withdrawal the write-ahead log
  * written (records, full-page images, bytes), with the statements that wrote the most of it. BENCH_COMMAND_WEBHOOKS=off bootstraps the
@@ -40,7 +40,7 @@ import { parentOf, serverCpuMs, serviceCpuMs } from './lib/process-cpu.js';
 import { machineLine } from './lib/report.js';
 import { describeCollections, describeLedgerWork, describeRequestStages, scrapeMetrics } from './lib/request-stages.js';
 import { describeStart, firstStartOnFilledStore, untilStarted } from './lib/restarted-service.js';
-import { shortened } from './lib/server-cost.js';
+import { explainedSettings, shortened } from './lib/server-cost.js';
 import { benchDataDir, describeLayout, describePeakRss, startBenchService, type BenchService } from './lib/service.js';
 import { positive } from './lib/settings.js';
 import { num } from './lib/table.js';
@@ -140,7 +140,7 @@ await runBenchmark(async (lifecycle) => {
   progress(machineLine());
   const dataDir = existingDataDir ?? (await benchDataDir(lifecycle));
   // the server started here, with the library loaded; the service adopts it
-  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } });
+  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: explainedSettings(lifecycle, dataDir, { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' }) });
   lifecycle.onTeardown('stop the embedded server', () => server.stop());
   // named as a ledgergate session: a service stopping (the restart below) leaves the server running for it
   const client = new pg.Client({ ...server.connection('ledgergate'), application_name: 'ledgergate:bench-command-cost' });

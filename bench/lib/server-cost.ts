@@ -59,6 +59,25 @@ export const statementTable = (statements: readonly StatementRow[], per: (value:
   }),
 ];
 
+/**
+ * A measured server's settings, and with BENCH_EXPLAIN=<file> the plans of statements slower than
+ * BENCH_EXPLAIN_MS (5), those inside functions too (auto_explain, analyzed, with buffers), copied
+ * there at teardown. Call it before the server starts, so the copy runs after it stopped.
+ */
+export const explainedSettings = (lifecycle: Lifecycle, dataDir: string, settings: Record<string, string>): Record<string, string> => {
+  const explainTo = process.env.BENCH_EXPLAIN;
+  if (!explainTo) return settings;
+  lifecycle.onTeardown('copy the plans', () => fs.copyFile(path.join(dataDir, 'postgres.log'), explainTo));
+  return {
+    ...settings,
+    shared_preload_libraries: 'pg_stat_statements,auto_explain',
+    'auto_explain.log_min_duration': process.env.BENCH_EXPLAIN_MS ?? '5',
+    'auto_explain.log_analyze': 'on',
+    'auto_explain.log_buffers': 'on',
+    'auto_explain.log_nested_statements': 'on',
+  };
+};
+
 export interface MeasuredService {
   service: BenchService;
   /** a session of the bench's own on the service's database (pg_stat_statements created) */
@@ -75,18 +94,8 @@ export interface MeasuredService {
  */
 export const startMeasuredService = async (lifecycle: Lifecycle, progress: (message: string) => void): Promise<MeasuredService> => {
   const dataDir = await benchDataDir(lifecycle);
-  // BENCH_EXPLAIN=<file>: the plans of statements slower than BENCH_EXPLAIN_MS (5), those inside functions too (auto_explain, analyzed, with buffers), copied there
-  const explainTo = process.env.BENCH_EXPLAIN;
-  const explain = {
-    shared_preload_libraries: 'pg_stat_statements,auto_explain',
-    'auto_explain.log_min_duration': process.env.BENCH_EXPLAIN_MS ?? '5',
-    'auto_explain.log_analyze': 'on',
-    'auto_explain.log_buffers': 'on',
-    'auto_explain.log_nested_statements': 'on',
-  };
-  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: explainTo ? explain : { shared_preload_libraries: 'pg_stat_statements' } });
+  const server = await startEmbeddedPostgres({ dataDir, logger: silentLogger, settings: explainedSettings(lifecycle, dataDir, { shared_preload_libraries: 'pg_stat_statements' }) });
   lifecycle.onTeardown('stop the embedded server', () => server.stop());
-  if (explainTo) lifecycle.onTeardown('copy the plans', () => fs.copyFile(path.join(dataDir, 'postgres.log'), explainTo));
   const service = await startBenchService(lifecycle, progress, dataDir);
   await service.untilReady(120_000);
   const connect = async () => {
