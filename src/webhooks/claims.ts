@@ -367,7 +367,9 @@ export type RecordedOutcome = 'delivered' | 'retry' | 'failed' | 'superseded';
  * (it expired and another dispatcher took the next attempt, or the delivery was redelivered), so
  * the delivery is left as it is; the attempt is logged all the same (it was made). Each attempt's
  * row in webhook_attempts is written here, its only write, or overwrites the row a takeover logged
- * for it as interrupted. Answers each attempt's outcome, in the order given.
+ * for it as interrupted. While the lease was held (nearly always) it is a plain insert: no
+ * conflict check first, no confirmation record in the write-ahead log. Answers each attempt's
+ * outcome, in the order given.
  */
 export const recordAttemptOutcomes = async (
   db: Kysely<Database>,
@@ -389,24 +391,34 @@ export const recordAttemptOutcomes = async (
                            ${column((entry) => entry.retryDelayMs)}::double precision[],
                            ${column((entry) => entry.claim.attempt)}::integer[], ${column((entry) => entry.claim.claimedAt)}::timestamptz[])
         as outcome (id, claim_token, status_code, error, duration_ms, next, retry_delay_ms, attempt, started_at)
-    ), finished as (
+    ), applied as (
+      update webhook_deliveries as delivery
+      set status = case when outcome.next = 'retry' then 'pending' else outcome.next end,
+          next_attempt_at = case when outcome.next = 'retry' then now() + outcome.retry_delay_ms * interval '1 millisecond' end,
+          claim_token = null,
+          leased_until = null,
+          last_status_code = outcome.status_code,
+          last_error = outcome.error,
+          delivered_at = case when outcome.next = 'delivered' then now() end,
+          updated_at = now()
+      from outcome
+      where delivery.id = outcome.id and delivery.claim_token = outcome.claim_token
+      returning outcome.*
+    ), logged as (
+      -- the lease was still held, so no row of this attempt exists: whatever logs an attempt as
+      -- interrupted moves the delivery's claim token in the same statement, under the row's lock
+      -- (a takeover, a redelivery, the exhausted-delivery check), and this one just cleared it
+      insert into webhook_attempts (id, delivery_id, attempt, started_at, finished_at, status_code, error, duration_ms)
+      select claim_token, id, attempt, started_at, now(), status_code, error, duration_ms from applied
+    ), superseded as (
+      -- the lease was lost: the takeover may have logged this attempt as interrupted; what really happened overwrites it
       insert into webhook_attempts as attempt (id, delivery_id, attempt, started_at, finished_at, status_code, error, duration_ms)
       select claim_token, id, attempt, started_at, now(), status_code, error, duration_ms from outcome
+      where not exists (select from applied where applied.claim_token = outcome.claim_token)
       on conflict (id) do update
       set finished_at = excluded.finished_at, status_code = excluded.status_code, error = excluded.error, duration_ms = excluded.duration_ms
     )
-    update webhook_deliveries as delivery
-    set status = case when outcome.next = 'retry' then 'pending' else outcome.next end,
-        next_attempt_at = case when outcome.next = 'retry' then now() + outcome.retry_delay_ms * interval '1 millisecond' end,
-        claim_token = null,
-        leased_until = null,
-        last_status_code = outcome.status_code,
-        last_error = outcome.error,
-        delivered_at = case when outcome.next = 'delivered' then now() end,
-        updated_at = now()
-    from outcome
-    where delivery.id = outcome.id and delivery.claim_token = outcome.claim_token
-    returning outcome.claim_token
+    select claim_token from applied
   `.execute(db);
   const applied = new Set(rows.map((row) => row.claim_token));
   return planned.map((entry) => (applied.has(entry.claim.claimToken) ? entry.next : 'superseded'));
