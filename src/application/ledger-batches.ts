@@ -30,8 +30,11 @@ export interface LedgerDecision<Result, Read = undefined> {
    * decisions naming one stream are never in one batch, so the later one reads what the first wrote.
    */
   stream?: string;
-  /** `attempt` as in LedgerView: above 1, whatever the decision knew before it queued must be read again */
-  read?: (attempt: number) => Promise<Read>;
+  /**
+   * `attempt` as in LedgerView: above 1, whatever the decision knew before it queued must be read
+   * again. A read that needs nothing (a first try that relies on what it knew) answers at once.
+   */
+  read?: (attempt: number) => Read | Promise<Read>;
   decide: (ledger: LedgerView, now: Date, read: Read) => Promise<DecidedOnLedger<Result>> | DecidedOnLedger<Result>;
 }
 
@@ -108,6 +111,8 @@ interface InFlight {
   settled: Promise<AppendOutcome>;
   /** the outcome once answered (null before): the batcher looks at it before deciding more */
   outcome: AppendOutcome | null;
+  /** the batcher's wait for this append or an arrival, while it waits on both: settled with the append */
+  waiting: { resolve: (outcome: AppendOutcome) => void; reject: (error: unknown) => void } | null;
 }
 
 interface LedgerQueue {
@@ -142,6 +147,27 @@ const requeued = (tasks: Task[], cause: 'ledger_conflict' | 'stream_conflict' | 
 };
 
 const nothingBusy = () => false;
+
+type ReadOutcome = { value: unknown } | { error: unknown };
+
+/** one decision's read as an outcome (a failed read refuses that decision alone); a read that answered at once stays a plain value */
+const readOutcome = ({ decision, attempt }: Task): ReadOutcome | Promise<ReadOutcome> => {
+  try {
+    const read = decision.read?.(attempt);
+    return read instanceof Promise ? read.then((value: unknown) => ({ value }), (error: unknown) => ({ error })) : { value: read };
+  } catch (error) {
+    return { error };
+  }
+};
+
+/**
+ * The batch's reads, run at once; awaited only when one of them is pending: on a first try most
+ * decisions read nothing, and every promise a request makes costs CPU (the log context's hook runs for each).
+ */
+const readsOf = (batch: readonly Task[]): ReadOutcome[] | Promise<ReadOutcome[]> => {
+  const outcomes = batch.map(readOutcome);
+  return outcomes.some((outcome) => outcome instanceof Promise) ? Promise.all(outcomes) : (outcomes as ReadOutcome[]);
+};
 
 /** whether a stream is named by any of these batches (asked of each stream instead of copying them all into one set) */
 const busyIn =
@@ -281,17 +307,33 @@ export class LedgerBatcher {
     return null;
   }
 
-  /** the append's outcome once answered; null when a command arrived first (only while `orArrival`) */
-  private async untilSettledOrArrival(queue: LedgerQueue, inFlight: InFlight, orArrival: boolean): Promise<AppendOutcome | null> {
+  /**
+   * The append's outcome once answered; null when a command arrived first (only while `orArrival`).
+   * One promise a wait, settled by whichever comes first (the append settles it through `waiting`):
+   * the batcher waits once for each command that arrives while an append is in flight.
+   */
+  private untilSettledOrArrival(queue: LedgerQueue, inFlight: InFlight, orArrival: boolean): Promise<AppendOutcome | null> {
     if (!orArrival) return inFlight.settled;
-    const arrival = new Promise<null>((resolve) => {
-      queue.arrived = () => resolve(null);
+    return new Promise<AppendOutcome | null>((resolve, reject) => {
+      const done = () => {
+        queue.arrived = null;
+        inFlight.waiting = null;
+      };
+      queue.arrived = () => {
+        done();
+        resolve(null);
+      };
+      inFlight.waiting = {
+        resolve: (outcome) => {
+          done();
+          resolve(outcome);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      };
     });
-    try {
-      return await Promise.race([inFlight.settled, arrival]);
-    } finally {
-      queue.arrived = null;
-    }
   }
 
   /** the next decisions must wait for the append in flight to be answered: a try alone, one on the store's ledger, or one for another store */
@@ -359,7 +401,8 @@ export class LedgerBatcher {
     if (!into.fromMemory && into.accepted.length === 0) since = timed(batch, 'load', since);
     const { fromMemory } = into;
     const deferred: Task[] = [];
-    const reads = await Promise.all(batch.map(({ decision, attempt }) => (decision.read ? decision.read(attempt).then((value) => ({ value }), (error: unknown) => ({ error })) : { value: undefined })));
+    const pendingOrRead = readsOf(batch);
+    const reads = pendingOrRead instanceof Promise ? await pendingOrRead : pendingOrRead;
     since = timed(batch, 'read', since);
 
     for (const [index, task] of batch.entries()) {
@@ -371,7 +414,8 @@ export class LedgerBatcher {
       };
       try {
         if ('error' in read) throw read.error;
-        decision = await task.decision.decide({ ...into.view, attempt: task.attempt }, now, read.value);
+        const decided = task.decision.decide({ ...into.view, attempt: task.attempt }, now, read.value);
+        decision = decided instanceof Promise ? await decided : decided;
       } catch (error) {
         // refused on the ledger as memory holds it: decided again on the store's before it is refused
         if (fromMemory && error instanceof DomainError && !('error' in read)) onStoredLedger();
@@ -422,12 +466,13 @@ export class LedgerBatcher {
     // a batch that writes nothing checks nothing
     if (appends.length > 0) for (const [stream, expectedRevision] of checks) appends.push({ stream, expectedRevision, events: [] });
     const leaves = { store: base.store, state: view.state, expectedRevision: view.expectedRevision };
-    const inFlight: InFlight = { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves), outcome: null };
+    const inFlight: InFlight = { leaves, streams: batch.streams, settled: this.settleAppend(ledgerStream, accepted, appends, base, leaves), outcome: null, waiting: null };
     inFlight.settled.then(
       (outcome) => {
         inFlight.outcome = outcome;
+        inFlight.waiting?.resolve(outcome);
       },
-      () => undefined,
+      (error: unknown) => inFlight.waiting?.reject(error),
     );
     return inFlight;
   }

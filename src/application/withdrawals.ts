@@ -210,10 +210,10 @@ const requestWithdrawal = async (services: WithdrawalServices, caller: Caller, i
       // a first try reads nothing: its append claims the reference at no_stream and checks the
       // organization's stream at `revision`; a try after either moved reads both, to name the
       // withdrawal that holds the reference or to decide again on the stream
-      read: async (attempt) => {
-        if (attempt === 1) return;
-        await Promise.all([refuseTakenReference(services, referenceStream, input.reference), fromMemory ? checkOrganizationAt(services, caller.orgId, revision) : undefined]);
-      },
+      read: (attempt) =>
+        attempt === 1
+          ? undefined
+          : Promise.all([refuseTakenReference(services, referenceStream, input.reference), fromMemory ? checkOrganizationAt(services, caller.orgId, revision) : undefined]).then(() => undefined),
       decide: (ledger, now) => {
         checkConfirmedBalance(chain, ledger.state, amount);
         const held = ledgerDecider.decide({ type: 'HoldFunds', orgId: caller.orgId, tokenId: token.id, amount, withdrawalId: id }, ledger.state, { now });
