@@ -1,4 +1,4 @@
-import { v7 as timeOrderedId } from 'uuid';
+import { timeOrderedId } from '../lib/time-ordered-id.js';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { WrongExpectedRevisionError } from '../eventstore/errors.js';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../eventstore/port.js';

@@ -1,4 +1,4 @@
-import { v7 as timeOrderedId } from 'uuid';
+import { timeOrderedId } from '../lib/time-ordered-id.js';
 import type { ChainAvailability } from '../chains/chain-availability.js';
 import { checkChainAndToken } from './chain-enablement.js';
 import type { GatewayLookup } from '../chains/gateway-lookup.js';
