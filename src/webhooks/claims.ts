@@ -103,12 +103,23 @@ const organizationsInRound = (cursor: ClaimCursor) => sql`
 `;
 
 /** An organization's due deliveries not leased, as far as `limit`: its index entries in due order, read no further. */
-const dueOf = (orgId: RawBuilder<unknown>, limit: RawBuilder<unknown>) => sql`
-  select 1 from webhook_deliveries as delivery
-  where delivery.org_id = ${orgId} and ${DUE_NOW}
+const dueOf = (orgId: RawBuilder<unknown>, limit: RawBuilder<unknown>, from: RawBuilder<unknown> = sql`true`) => sql`
+  select delivery.next_attempt_at, delivery.seq from webhook_deliveries as delivery
+  where delivery.org_id = ${orgId} and ${DUE_NOW} and ${from}
   order by delivery.next_attempt_at, delivery.seq
   limit ${limit}
 `;
+
+/**
+ * From an organization's first due delivery not leased on, in due order: an index condition, so the
+ * entries before it are not read again. Its head holds what its sends in flight lease and the old
+ * entries of what was just delivered (an outcome moves a delivery out of the due index's predicate,
+ * and its entry there stays until a scan finds it dead to every snapshot): under load, several
+ * hundred entries, each checked in the heap. Within one statement (one snapshot, one `now()`) none
+ * of those can be taken, so a pass that starts at the first it counted skips only what it would
+ * pass over.
+ */
+const fromFirstDue = (at: RawBuilder<unknown>, seq: RawBuilder<unknown>) => sql`(delivery.next_attempt_at, delivery.seq) >= (${at}, ${seq})`;
 
 /**
  * Claims up to `limit` due deliveries in one statement: it counts the attempt and takes a lease
@@ -151,10 +162,13 @@ export const claimFairShares = async (
       select (${options.limit} + count(*)::integer - 1) / greatest(count(*)::integer, 1) + 1 as counted
       from (select 1 from round limit ${options.limit}) as first_organizations
     ), first_counts as (
-      -- how many each has due, counted only as far as an even share and one more: its index entries in order, read no further
-      select round.org_id, due.count
+      -- how many each has due, counted only as far as an even share and one more: its index entries in order, read no further;
+      -- and where the first of them lies, where the passes below start
+      select round.org_id, due.count, due.first_due_at, due.first_seq
       from round cross join lateral (
-        select count(*)::integer as count from (
+        select count(*)::integer as count, min(due_rows.next_attempt_at) as first_due_at,
+               (array_agg(due_rows.seq order by due_rows.next_attempt_at, due_rows.seq))[1] as first_seq
+        from (
           ${dueOf(sql`round.org_id`, sql`(select counted from even_share)`)}
         ) as due_rows
       ) as due
@@ -166,11 +180,11 @@ export const claimFairShares = async (
     ), due_organizations as (
       -- an organization counted to the end of its even share and one more is counted on, as far as a claim could take, only if the claim is short
       -- (a case, so the count further is not even started otherwise)
-      select org_id, coalesce(recount, count) as due_count, recount is null and count = counted as counted_in_part
+      select org_id, coalesce(recount, count) as due_count, recount is null and count = counted as counted_in_part, first_due_at, first_seq
       from (
-        select first_counts.org_id, first_counts.count, even_share.counted,
+        select first_counts.org_id, first_counts.count, even_share.counted, first_counts.first_due_at, first_counts.first_seq,
                case when short.short and first_counts.count = even_share.counted
-                    then (select count(*)::integer from (${dueOf(sql`first_counts.org_id`, sql`${options.limit}`)}) as due_rows) end as recount
+                    then (select count(*)::integer from (${dueOf(sql`first_counts.org_id`, sql`${options.limit}`, fromFirstDue(sql`first_counts.first_due_at`, sql`first_counts.first_seq`))}) as due_rows) end as recount
         from first_counts cross join even_share cross join short
         offset 0 -- not pulled up: the count further runs once per organization, not once per use of its result
       ) as counted
@@ -180,7 +194,8 @@ export const claimFairShares = async (
     ), slots as (
       -- every organization's first before any organization's second, in the round's order, up to the limit
       select due_organizations.org_id, count(*)::integer as taken, min(due_organizations.due_count) as due_count,
-             bool_or(due_organizations.counted_in_part) as counted_in_part
+             bool_or(due_organizations.counted_in_part) as counted_in_part,
+             min(due_organizations.first_due_at) as first_due_at, min(due_organizations.first_seq) as first_seq
       from (
         select due_organizations.org_id
         from due_organizations
@@ -198,7 +213,7 @@ export const claimFairShares = async (
         select delivery.id, delivery.ctid as version, delivery.claim_token as interrupted_claim,
                delivery.attempts as interrupted_attempt, delivery.updated_at as interrupted_started_at
         from webhook_deliveries as delivery
-        where delivery.org_id = slots.org_id and ${DUE_NOW}
+        where delivery.org_id = slots.org_id and ${DUE_NOW} and ${fromFirstDue(sql`slots.first_due_at`, sql`slots.first_seq`)}
           and delivery.attempts < ${options.maxAttempts}
         order by delivery.next_attempt_at, delivery.seq
         limit slots.taken
