@@ -209,6 +209,22 @@ describe('eventstore.append_batch_positions', () => {
     expect(await revisionOf(b)).toBe('2');
   });
 
+  it('writes stream names and types that an array literal must escape, beside plain ones, exactly as given', async () => {
+    const names = [stream('plain'), stream('a "quoted", {braced} \\ name'), stream('tab\tand NULL'), stream('ünïcödé')];
+    const types = ['Counted', 'Say "hi" \\ {x}', 'Line\nbreak', 'Plain'];
+    const outcomes = await setBased(database.pool, [
+      names.map((name, index) => append(name, 'no_stream', [{ ...event(index), type: types[index]! }])),
+      [append(stream('alone'), 'no_stream', [event(9)])],
+    ]);
+    expect(outcomes.every((outcome) => 'position' in outcome)).toBe(true);
+    const { rows } = await database.pool.query<{ stream_id: string; type: string }>('select stream_id, type from eventstore.events where stream_id = any($1::text[]) order by position', [names]);
+    expect(rows).toEqual(names.map((name, index) => ({ stream_id: name, type: types[index] })));
+    // no element to escape: the arrays go as literals, non-ASCII names among them
+    const unescaped = stream('ünïcödé → ☃');
+    expect(await setBased(database.pool, [[append(unescaped, 'no_stream', [{ ...event(10), type: 'Ünïcödé' }])]])).toEqual([{ position: expect.any(String), streams: [{ stream: unescaped, revision: '0' }] }]);
+    expect((await database.pool.query<{ type: string }>('select type from eventstore.events where stream_id = $1', [unescaped])).rows).toEqual([{ type: 'Ünïcödé' }]);
+  });
+
   it('a batch cut off while it waits for the append lock leaves nothing behind, and the next one writes at the same revisions', async () => {
     const [s, created] = [stream('cut'), stream('created')];
     await setBased(database.pool, [[append(s, 'no_stream', [event(0)])]]);

@@ -54,6 +54,18 @@ export const batchOutcomes = (batch: StreamAppend[][], row: AppendBatchRow): Bat
  */
 const integerArrayLiteral = (values: readonly number[]): string => `{${values.join(',')}}`;
 
+/**
+ * A PostgreSQL array literal of strings, `{"a","b"}`, made by one JSON.stringify when no element
+ * needs an escape (no backslash in the JSON: no quote, backslash or control character in any
+ * element; stream names, categories, ids and types never have one), where the same text is a
+ * quoted array literal of the same strings. Otherwise the array itself, which node-postgres
+ * escapes element by element (it does so with two replaces and a concatenation per element).
+ */
+const textArrayLiteral = (values: readonly string[]): string | readonly string[] => {
+  const json = JSON.stringify(values);
+  return json.includes('\\') ? values : `{${json.slice(1, -1)}}`;
+};
+
 export const appendBatchParameters = (batch: StreamAppend[][]): unknown[] => {
   const items: number[] = [];
   const streams: string[] = [];
@@ -81,5 +93,16 @@ export const appendBatchParameters = (batch: StreamAppend[][]): unknown[] => {
       }
     }
   });
-  return [integerArrayLiteral(items), streams, categories, expected, integerArrayLiteral(eventCounts), integerArrayLiteral(eventAppends), eventIds, types, JSON.stringify(data), JSON.stringify(metadata)];
+  return [
+    integerArrayLiteral(items),
+    textArrayLiteral(streams),
+    textArrayLiteral(categories),
+    textArrayLiteral(expected),
+    integerArrayLiteral(eventCounts),
+    integerArrayLiteral(eventAppends),
+    textArrayLiteral(eventIds),
+    textArrayLiteral(types),
+    JSON.stringify(data),
+    JSON.stringify(metadata),
+  ];
 };
