@@ -52,7 +52,7 @@ export const logInterruptedAttempts = (rows: RawBuilder<unknown>, error: string 
   insert into webhook_attempts (id, delivery_id, attempt, started_at, finished_at, error)
   select ended.id, ended.delivery_id, ended.attempt, ended.started_at, now(), ${error}
   from (${rows}) as ended (id, delivery_id, attempt, started_at)
-  on conflict (id) do nothing
+  on conflict (delivery_id, id) do nothing
 `;
 
 /**
@@ -430,7 +430,7 @@ export const recordAttemptOutcomes = async (
       insert into webhook_attempts as attempt (id, delivery_id, attempt, started_at, finished_at, status_code, error, duration_ms)
       select claim_token, id, attempt, started_at, now(), status_code, error, duration_ms from outcome
       where not exists (select from applied where applied.claim_token = outcome.claim_token)
-      on conflict (id) do update
+      on conflict (delivery_id, id) do update
       set finished_at = excluded.finished_at, status_code = excluded.status_code, error = excluded.error, duration_ms = excluded.duration_ms
     )
     select claim_token from applied

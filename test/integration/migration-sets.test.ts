@@ -7,7 +7,7 @@ import { readModelMigrations } from '../../src/projections/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** read models' migrations that came after the move, and the sweepers' set they go with */
-const LANDED_SINCE = ['20261125T1700-sweep-queue-closed-by-events', '20261126T1400-deposits-by-address', '20261127T0200-webhook-deliveries-seq-by-identity', '20261127T0500-webhook-deliveries-due-by-organization', '20261127T0800-webhook-deliveries-one-due-index', '20261127T1100-webhook-deliveries-lease-off-index', '20261127T1400-webhook-attempts-without-delivery-key', '20261127T1700-webhook-deliveries-lists-by-status', '20261127T2000-webhook-deliveries-deduped-by-id', '20261127T2210-withdrawals-seq-without-unique-index', '20261127T2230-deposits-seq-without-unique-index'];
+const LANDED_SINCE = ['20261125T1700-sweep-queue-closed-by-events', '20261126T1400-deposits-by-address', '20261127T0200-webhook-deliveries-seq-by-identity', '20261127T0500-webhook-deliveries-due-by-organization', '20261127T0800-webhook-deliveries-one-due-index', '20261127T1100-webhook-deliveries-lease-off-index', '20261127T1400-webhook-attempts-without-delivery-key', '20261127T1700-webhook-deliveries-lists-by-status', '20261127T2000-webhook-deliveries-deduped-by-id', '20261127T2210-withdrawals-seq-without-unique-index', '20261127T2230-deposits-seq-without-unique-index', '20261128T0500-webhook-attempts-keyed-by-delivery'];
 const SWEEPER_MIGRATIONS = ['20261125T1700-sweep-attempts'];
 /** the deposit watchers' migrations that came after the move (their checkpoints) */
 const WATCHER_MIGRATIONS_SINCE = ['20261126T0700-watcher-checkpoints'];

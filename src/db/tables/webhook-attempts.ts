@@ -5,7 +5,8 @@ import type { ColumnType } from 'kysely';
  * attempt ends: by its sender with what happened, or as interrupted when its lease expired first
  * (its dispatcher stopped mid-send) or a redelivery superseded it. `delivery_id` is a delivery of
  * webhook_deliveries, which are never deleted; no foreign key checks it (each check cost an
- * outcome a primary-key descent and a row lock per attempt).
+ * outcome a primary-key descent and a row lock per attempt). Its one index is its primary key,
+ * `(delivery_id, id)`: a delivery's attempts, and one row per attempt.
  */
 export interface WebhookAttemptsTable {
   /** also the delivery's `claim_token` while the attempt is in flight */

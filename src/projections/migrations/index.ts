@@ -22,6 +22,7 @@ import * as webhookDeliveriesListsByStatus from './20261127T1700-webhook-deliver
 import * as webhookDeliveriesDedupedById from './20261127T2000-webhook-deliveries-deduped-by-id.js';
 import * as withdrawalsSeqWithoutUniqueIndex from './20261127T2210-withdrawals-seq-without-unique-index.js';
 import * as depositsSeqWithoutUniqueIndex from './20261127T2230-deposits-seq-without-unique-index.js';
+import * as webhookAttemptsKeyedByDelivery from './20261128T0500-webhook-attempts-keyed-by-delivery.js';
 
 /**
  * Read-model tables, in schema `public`. Frozen once landed: add, never edit. The devnet's tables
@@ -54,5 +55,6 @@ export const readModelMigrations: MigrationSet = {
     '20261127T2000-webhook-deliveries-deduped-by-id': webhookDeliveriesDedupedById,
     '20261127T2210-withdrawals-seq-without-unique-index': withdrawalsSeqWithoutUniqueIndex,
     '20261127T2230-deposits-seq-without-unique-index': depositsSeqWithoutUniqueIndex,
+    '20261128T0500-webhook-attempts-keyed-by-delivery': webhookAttemptsKeyedByDelivery,
   },
 };
