@@ -11,6 +11,8 @@ export interface SettledWithdrawals {
   firstMs: number;
   /** from the first request to the last withdrawal settled */
   ms: number;
+  /** from the first request to each withdrawal settled, as the polls saw them (every 250 ms), in order */
+  settledAtMs: number[];
   /** polls the service answered with a 5xx or a reset connection (asked again) */
   serverErrors: number;
 }
@@ -81,5 +83,5 @@ export const settleWithdrawals = async (api: ApiClient, template: WithdrawalTemp
     },
     { timeoutMs: options.timeoutMs, intervalMs: 250, signal: options.signal },
   );
-  return { completed: count - failed.length, failed, transactions: transactions.size, firstMs: Math.min(...settledAt), ms: Math.max(...settledAt), serverErrors };
+  return { completed: count - failed.length, failed, transactions: transactions.size, firstMs: Math.min(...settledAt), ms: Math.max(...settledAt), settledAtMs: settledAt, serverErrors };
 };

@@ -27,6 +27,8 @@ export interface ChainSettlementOptions {
   blockTimeMs: number;
   timeoutMs: number;
   progress: (message: string) => void;
+  /** called once the warm-up is done, right before the measured withdrawals are requested (a bench's counters start there) */
+  beforeQueueing?: () => Promise<void>;
 }
 
 /** The devnet's native coin of a chain. */
@@ -51,6 +53,7 @@ export const measureChainSettlement = async (options: ChainSettlementOptions): P
   if (warmUp.failed.length) throw new Error(`the warm-up withdrawal on ${token.chainId} ended ${warmUp.failed[0]}`);
   progress(`settlement: ${token.chainId}: ${options.count} withdrawals queued at once`);
   lifecycle.checkpoint();
+  await options.beforeQueueing?.();
   const settled = await settle(options.count, `settlement-${Date.now().toString(36)}`);
   progress(
     `settlement: ${token.chainId}: ${settled.completed} completed, ${settled.failed.length} failed, by ${settled.transactions} transactions; ` +
