@@ -1,6 +1,7 @@
 import { advanceWithdrawal, type ProcessingStep, type WithdrawalProcessingServices } from './advance.js';
 import { PayoutBatches } from './bitcoin-batch.js';
-import { InFlightBook, inFlightPolicyOf, letsLaterOnesGo } from './in-flight.js';
+import { InFlightBook, inFlightPolicyOf, letsLaterOnesGo, type InFlightPolicy } from './in-flight.js';
+import { inParallel } from '../../lib/in-parallel.js';
 import { ADVISORY_LOCK_NAMESPACES } from '../../db/advisory-locks.js';
 import { loadAggregate } from '../../application/command-handler.js';
 import { streams } from '../../domain/streams.js';
@@ -18,6 +19,11 @@ export interface WithdrawalProcessorOptions extends ChainPassWorkerOptions {
 }
 
 export type ProcessorPassResult = PassResult;
+
+/** at most this many deep-enough withdrawals advanced side by side at the start of a pass (their completions share appends) */
+const DEEP_ONES_SIDE_BY_SIDE = 32;
+/** while a pass signs, the deep-enough withdrawals are taken again this often */
+const DEEP_ONES_EVERY_MS = 1000;
 
 /**
  * The withdrawal processor of one chain. It follows the withdrawal events itself (no read model in
@@ -140,6 +146,77 @@ export class WithdrawalProcessor extends ChainPassWorker {
       ));
   }
 
+  /**
+   * The withdrawals whose mined transaction the chain's head has made deep enough, taken side by
+   * side: what is left of each is its completion, which signs nothing new (a reorg that dropped it:
+   * the recorded bytes sent again), and completions made side by side share the ledger's appends.
+   * A pass takes them first, and again every DEEP_ONES_EVERY_MS while it signs, so a confirmed
+   * withdrawal does not wait behind a long signing run. Only under the pipelined and parallel rules
+   * (on Bitcoin an organization has one in flight at a time, and a payout batch is its own). Each
+   * one's outcome is in the book before the pass signs anything more, and one that holds its
+   * organization's later ones back (./in-flight.ts) holds them for the rest of the pass; one of an
+   * organization held back already is left to the walk. Skips those in `taken`, and adds those it takes.
+   */
+  private async advanceDeepOnes(ids: readonly string[], policy: InFlightPolicy, taken: Set<string>, busy: Set<string>, result: PassResult): Promise<void> {
+    if (policy === 'one-at-a-time') return;
+    const now = this.options.services.clock().getTime();
+    const head = this.headOfPass();
+    const deep: string[] = [];
+    for (const id of ids) {
+      const deepAt = this.deepAtHead.get(id);
+      const orgId = this.open.orgOf(id);
+      // an organization the pass holds back stays as the walk finds it
+      if (deepAt === undefined || taken.has(id) || orgId === undefined || busy.has(orgId)) continue;
+      const retry = this.retries.get(id);
+      if ((retry && retry.notBefore > now) || (await head()) < deepAt) continue;
+      deep.push(id);
+    }
+    await inParallel(deep, DEEP_ONES_SIDE_BY_SIDE, async (id) => {
+      if (this.stopping()) return;
+      taken.add(id);
+      const orgId = this.open.orgOf(id)!;
+      if (await this.step(id, orgId, policy, result)) busy.add(orgId);
+    });
+  }
+
+  /** one withdrawal advanced as far as it goes now, and what came of it noted (the list, the book, its retries); true when it holds its organization's later ones back */
+  private async step(id: string, orgId: string, policy: InFlightPolicy, result: PassResult): Promise<boolean> {
+    const { services } = this.options;
+    this.deepAtHead.delete(id);
+    result.examined++;
+    let progress: ProcessingStep;
+    try {
+      await this.payoutBatches?.beforeAdvancing(orgId, id, this.openOf(orgId));
+      progress = await advanceWithdrawal(services, id, this.inFlight.of(orgId, id));
+      this.retries.delete(id);
+    } catch (error) {
+      result.failed++;
+      const attempts = (this.retries.get(id)?.attempts ?? 0) + 1;
+      const delayMs = this.failureDelayMs(attempts);
+      this.retries.set(id, { attempts, notBefore: services.clock().getTime() + delayMs });
+      // it may have recorded a transaction before it threw: read again before the next pass signs anything
+      this.inFlight.forget(id);
+      this.logger.warn('withdrawal processor: step failed; retrying later', { withdrawalId: id, error, attempts, delayMs });
+      return true;
+    }
+    if (progress.outcome === 'finished') {
+      result.finished++;
+      this.open.finish(id);
+      this.inFlight.forget(id);
+      await this.payoutBatches?.finished(progress.withdrawal, (other) => advanceWithdrawal(services, other));
+      return false;
+    }
+    if (progress.outcome === 'waiting') {
+      result.waiting++;
+      this.inFlight.note(id, progress.withdrawal);
+      if (progress.deepAtHead !== undefined) this.deepAtHead.set(id, progress.deepAtHead);
+    } else {
+      result.deferred++;
+      this.inFlight.forget(id); // put off after its last step: read again before the next pass signs anything
+    }
+    return !letsLaterOnesGo(policy, progress);
+  }
+
   /** `ids`: the work list as the pass took it (one that joins meanwhile waits for the next pass) */
   private async advanceOpen(ids: readonly string[]): Promise<PassResult> {
     this.payoutBatches?.startPass();
@@ -148,10 +225,17 @@ export class WithdrawalProcessor extends ChainPassWorker {
     const result = emptyPassResult();
     const busy = new Set<string>();
     const head = this.headOfPass();
+    const deepOnes = new Set<string>();
+    await this.advanceDeepOnes(ids, policy, deepOnes, busy, result);
+    let deepOnesAt = performance.now();
     for (const id of ids) {
       if (this.stopping()) break;
+      if (performance.now() - deepOnesAt >= DEEP_ONES_EVERY_MS) {
+        await this.advanceDeepOnes(ids, policy, deepOnes, busy, result);
+        deepOnesAt = performance.now();
+      }
       const orgId = this.open.orgOf(id);
-      if (orgId === undefined) continue; // left the list since the pass began
+      if (orgId === undefined || deepOnes.has(id)) continue; // left the list since the pass began, or taken with the deep ones
       const retry = this.retries.get(id);
       if (retry && retry.notBefore > services.clock().getTime()) {
         busy.add(orgId);
@@ -169,40 +253,7 @@ export class WithdrawalProcessor extends ChainPassWorker {
         if (!letsLaterOnesGo(policy, { outcome: 'waiting', for: 'confirmations' })) busy.add(orgId);
         continue;
       }
-      this.deepAtHead.delete(id);
-      result.examined++;
-      let progress: ProcessingStep;
-      try {
-        await this.payoutBatches?.beforeAdvancing(orgId, id, this.openOf(orgId));
-        progress = await advanceWithdrawal(services, id, this.inFlight.of(orgId, id));
-        this.retries.delete(id);
-      } catch (error) {
-        result.failed++;
-        const attempts = (retry?.attempts ?? 0) + 1;
-        const delayMs = this.failureDelayMs(attempts);
-        this.retries.set(id, { attempts, notBefore: services.clock().getTime() + delayMs });
-        // it may have recorded a transaction before it threw: read again before the next pass signs anything
-        this.inFlight.forget(id);
-        busy.add(orgId);
-        this.logger.warn('withdrawal processor: step failed; retrying later', { withdrawalId: id, error, attempts, delayMs });
-        continue;
-      }
-      if (progress.outcome === 'finished') {
-        result.finished++;
-        this.open.finish(id);
-        this.inFlight.forget(id);
-        await this.payoutBatches?.finished(progress.withdrawal, (other) => advanceWithdrawal(services, other));
-        continue;
-      }
-      if (progress.outcome === 'waiting') {
-        result.waiting++;
-        this.inFlight.note(id, progress.withdrawal);
-        if (progress.deepAtHead !== undefined) this.deepAtHead.set(id, progress.deepAtHead);
-      } else {
-        result.deferred++;
-        this.inFlight.forget(id); // put off after its last step: read again before the next pass signs anything
-      }
-      if (!letsLaterOnesGo(policy, progress)) busy.add(orgId);
+      if (await this.step(id, orgId, policy, result)) busy.add(orgId);
     }
     return result;
   }
