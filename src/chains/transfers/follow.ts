@@ -86,7 +86,15 @@ export interface FollowedTransactions {
    */
   cancellation?: () => Promise<RecordedTransaction | null>;
   purpose?: BroadcastPurpose;
+  /**
+   * `current` was recorded by the caller's own step just now and never sent (and replaces none):
+   * no node knows it yet and nothing can prove yet that it will never be mined (what it spends was
+   * free when it was signed), so its first look sends it without asking the node where it stands
+   */
+  unsent?: boolean;
 }
+
+const NOT_SENT_YET: TransactionStatus = { status: 'not_found' };
 
 /**
  * Where a recorded payment stands, sending its recorded bytes when the node does not know them
@@ -99,9 +107,9 @@ export const followRecorded = async (services: FollowServices, transactions: Fol
   return followed;
 };
 
-const followOnce = async (services: FollowServices, { current, replaced = [], cancellation: recordedCancellation, purpose }: FollowedTransactions): Promise<Followed> => {
+const followOnce = async (services: FollowServices, { current, replaced = [], cancellation: recordedCancellation, purpose, unsent = false }: FollowedTransactions): Promise<Followed> => {
   const { gateway, chain } = services;
-  const status = await gateway.transactionStatus(current.txHash);
+  const status = unsent ? NOT_SENT_YET : await gateway.transactionStatus(current.txHash);
   if (status.status === 'pending') return { kind: 'sent', inMempool: true };
   if (isMined(status)) return settled(chain, current.txHash, status);
 
@@ -118,7 +126,7 @@ const followOnce = async (services: FollowServices, { current, replaced = [], ca
 
   // none of ours is in a block, nor (but a replaced one) in the mempool: can any of them still be?
   const anyPending = [...earlierStatus.values()].some((found) => found.status === 'pending');
-  if (!anyPending) {
+  if (!anyPending && !unsent) {
     const proofs: (string | null)[] = [];
     for (const transaction of [current, ...earlier]) proofs.push(await gateway.provablyNever(transaction.raw));
     if (proofs.every((proof) => proof !== null)) return { kind: 'failed', error: `it can never be mined: ${proofs[0]}`, feePaid: 0n };

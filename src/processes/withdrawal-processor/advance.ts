@@ -218,6 +218,8 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
    * be cancelled), and every command is decided again on the stream as read when it is appended.
    */
   let appended: WithdrawalRecord | null = null;
+  /** the transaction this call recorded just now and has not sent: its first look sends it without asking the node where it stands */
+  let unsentTxHash: string | null = null;
   for (let stepCount = 0; stepCount < MAX_STEPS_PER_CALL; stepCount++) {
     const withdrawal: Withdrawal = appended ?? (await loadAggregate(store, stream, withdrawalDecider)).state;
     appended = null;
@@ -259,12 +261,15 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
             continue;
           }
           log.info('withdrawal: transaction signed', { txHash: transaction.txHash, nonce: transaction.nonce, fee: fee.toString() });
+          unsentTxHash = transaction.txHash;
           continue;
         }
       }
     }
 
-    const followed = await followWithdrawalTransaction(services, withdrawal, signed, metadata);
+    const firstLook = signed.txHash === unsentTxHash && !withdrawal.replacedTransactions?.length;
+    unsentTxHash = null;
+    const followed = await followWithdrawalTransaction(services, withdrawal, signed, metadata, firstLook);
     if (followed.kind === 'failed') {
       appended = await failWithdrawal(services, withdrawal, followed.error, metadata, followed.feePaid);
       log.error('withdrawal: failed', { txHash: signed.txHash, error: followed.error });
@@ -273,6 +278,8 @@ export const advanceWithdrawal = async (services: WithdrawalProcessingServices, 
     if (withdrawal.status === 'Pending') {
       // sent (now, or before a crash): Processing first, so every withdrawal goes the same way, then one more look
       await record({ type: 'RecordBroadcast', id: withdrawalId, txHash: signed.txHash });
+      // sent just now for the first time: the look would find it in the mempool (or still unknown), followed by the next pass
+      if (firstLook && followed.kind === 'sent') return { outcome: 'waiting', for: 'confirmations', withdrawal: (appended as WithdrawalRecord | null) ?? withdrawal };
       continue;
     }
     if (followed.kind === 'sent') {

@@ -28,15 +28,17 @@ const senderOf = async (services: WithdrawalProcessingServices, withdrawal: With
  * it). After a Bitcoin replacement there are several recorded transactions spending the same
  * inputs: the newest is the one sent, and whichever of them confirms pays the withdrawal (only one
  * can). Every broadcast is tagged as a withdrawal's, the only transactions devnet faults are for.
+ * `unsent`: the caller's step recorded `signed` just now (its first look sends it at once).
  */
 export const followWithdrawalTransaction = (
   services: WithdrawalProcessingServices,
   withdrawal: WithdrawalRecord,
   signed: SignedTransaction,
   metadata: CommandMetadata,
+  unsent = false,
 ): Promise<Settlement> =>
   settle(
     services,
-    { current: signed, replaced: withdrawal.replacedTransactions, purpose: 'withdrawal' },
+    { current: signed, replaced: withdrawal.replacedTransactions, purpose: 'withdrawal', unsent },
     { orgId: withdrawal.orgId, metadata, sender: () => senderOf(services, withdrawal, signed, metadata) },
   );
