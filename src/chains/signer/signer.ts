@@ -7,6 +7,7 @@ import { signEvmTransfer, type EvmTransferParams } from '../evm/transactions.js'
 import { addressCodecs } from '../families.js';
 import { signTronTransfer, type TronTransferParams } from '../tron/transactions.js';
 import { signXrpPayment, type XrpPaymentParams } from '../xrp/transactions.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 
 const bip32 = BIP32Factory(ecc);
 
@@ -22,6 +23,9 @@ export interface WalletRef {
 }
 
 const BRANCH = { receive: 0, service: 1, settlement: 2, gas: 3 } as const;
+
+/** wallets whose address a signer keeps: its settlement, gas and change wallets come back at every payment, a deposit address at each sweep */
+const KEPT_ADDRESSES = 1024;
 
 /**
  * The only holder of private keys (ARCHITECTURE invariant 10). The rest of the service sees
@@ -75,6 +79,18 @@ export const createSigner = (mnemonic: string) => {
   const branch = (chain: ChainDefinition, name: WalletRef['branch']) =>
     keptNode(`${chain.family}:${chain.network}:${name}`, () => account(chain.family, chain.network).derive(BRANCH[name]));
   const child = (chain: ChainDefinition, wallet: WalletRef) => branch(chain, wallet.branch).derive(wallet.index);
+  // an address is public and never changes for a wallet: kept, since each one costs a derivation (an elliptic-curve
+  // multiplication) and a hash, and every signature checks the address it is asked to sign from (bounded, about 150 bytes an entry)
+  const addresses = new BoundedMap<string, string>(KEPT_ADDRESSES);
+  const addressOf = (chain: ChainDefinition, wallet: WalletRef): string => {
+    const key = `${chain.family}:${chain.network}:${wallet.branch}:${wallet.index}`;
+    let address = addresses.get(key);
+    if (address === undefined) {
+      address = addressCodecs[chain.family].addressFromPublicKey(child(chain, wallet).publicKey, chain.network);
+      addresses.set(key, address);
+    }
+    return address;
+  };
   // the one place a private key leaves the key tree: each signing method hands it straight to its family's function
   const privateKeyOf = (chain: ChainDefinition, wallet: WalletRef): Uint8Array => {
     const privateKey = child(chain, wallet).privateKey;
@@ -84,7 +100,7 @@ export const createSigner = (mnemonic: string) => {
 
   const signer: Signer = {
     accountXpub: (family, network) => account(family, network).neutered().toBase58(),
-    addressOf: (chain, wallet) => addressCodecs[chain.family].addressFromPublicKey(child(chain, wallet).publicKey, chain.network),
+    addressOf,
     signEvmTransfer: (chain, wallet, params) => {
       requireFamily(chain, 'evm');
       if (chain.evmChainId === undefined) throw new Error(`${chain.id} has no EIP-155 chain id`);
