@@ -14,6 +14,7 @@ import { CannotReplaceError } from '../../chains/bitcoin/replace-by-fee.js';
 import { followWithdrawalTransaction } from './following.js';
 import { withdrawalGasTopUps } from './gas.js';
 import { drawFromGasBuffer, gasBufferCoins } from './gas-buffer.js';
+import { loadGasBuffer } from '../../application/gas-buffers.js';
 import { replaceEvmIfStuck } from './evm-replacement.js';
 import { DEFAULT_REPLACE_AFTER_BLOCKS, isStuck, signBitcoinReplacement } from './replacement.js';
 import type { Logger } from '../../log.js';
@@ -104,8 +105,10 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   if (asset !== 'native' && (await gateway.balance(from, asset)) < amount + inFlight.committed(asset)) return { kind: 'waiting', for: 'funds' };
   const estimate = await gateway.estimateFee({ from, to: withdrawal.recipient, asset, amount });
   const nativeBalance = await gateway.balance(from, 'native');
-  // the gas buffer's coins (and what this withdrawal drew from them) are the operator's, never a payment's amount
-  const gasReserved = services.gasBuffer && asset === 'native' ? (await gasBufferCoins(services, withdrawal.orgId)) + gas.state.drawn : 0n;
+  // the gas buffer's coins (and what this withdrawal drew from them) are the operator's, never a payment's amount;
+  // the buffer read for that is the one the draw below starts from (one read a step)
+  const buffer = services.gasBuffer && asset === 'native' ? await loadGasBuffer(services.store, chain.id, withdrawal.orgId) : undefined;
+  const gasReserved = buffer ? (await gasBufferCoins(services, buffer)) + gas.state.drawn : 0n;
   if (asset === 'native' && nativeBalance < amount + inFlight.committed('native') + gasReserved) return { kind: 'waiting', for: 'funds' };
   // The gas is the operator's, paid by the gas wallet, never the organization's swept coins (those
   // are what its ledger says it holds): every EVM/Tron withdrawal first receives its fee, drawn from
@@ -114,7 +117,7 @@ const prepareAccountTransfer = async (services: WithdrawalProcessingServices, wi
   if (!gasReceived && estimate.fee > gas.state.drawn) {
     if (services.gasBuffer) {
       const request = { withdrawal, wallets, gas: gas.loaded, lacking: estimate.fee - gas.state.drawn, feePerPayment: estimate.fee };
-      const drawn = await drawFromGasBuffer(services, services.gasBuffer, request, metadata);
+      const drawn = await drawFromGasBuffer(services, services.gasBuffer, request, metadata, buffer);
       if (drawn.kind !== 'drawn') return drawn;
     } else {
       const sent = await gas.send(estimate.fee);

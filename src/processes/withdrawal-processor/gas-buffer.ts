@@ -13,7 +13,7 @@ import type { GasBufferPolicy, WithdrawalProcessingServices } from './services.j
 
 export type GasDraw = { kind: 'drawn' } | { kind: 'waiting'; for: 'gas' } | { kind: 'failed'; error: string };
 
-type LoadedBuffer = { state: GasBufferAccount; expectedRevision: ExpectedRevision };
+export type LoadedBuffer = { state: GasBufferAccount; expectedRevision: ExpectedRevision };
 
 /**
  * EVM, Tron: a withdrawal's fee drawn from its organization's gas buffer, so a settlement wallet
@@ -30,12 +30,14 @@ export const drawFromGasBuffer = async (
   policy: GasBufferPolicy,
   request: { withdrawal: WithdrawalRecord; wallets: OrganizationChainWallets; gas: { state: GasTopUpState; expectedRevision: ExpectedRevision }; lacking: bigint; feePerPayment: bigint },
   metadata: CommandMetadata,
+  /** the buffer as the caller's step read it (the draw is appended at its revision); read here when absent */
+  loaded?: LoadedBuffer,
 ): Promise<GasDraw> => {
   const { chain, store } = services;
   const { withdrawal, wallets, lacking, feePerPayment } = request;
   const lowWater = feePerPayment * BigInt(policy.lowWaterPayments);
   const target = feePerPayment * BigInt(Math.max(policy.payments, 1));
-  let buffer = await loadGasBuffer(store, chain.id, withdrawal.orgId);
+  let buffer = loaded ?? (await loadGasBuffer(store, chain.id, withdrawal.orgId));
   // the top-up in flight is looked at when the account is short of this draw or would be under its mark after it
   if (buffer.state.topUp && buffer.state.balance - lacking < lowWater) {
     buffer = await followBufferTopUp(services, withdrawal.orgId, wallets, buffer, metadata);
@@ -74,8 +76,7 @@ export const drawFromGasBuffer = async (
  * payment's amount: the account, and a top-up the chain has mined that the account has not taken
  * in yet (its coins are in the wallet's balance already).
  */
-export const gasBufferCoins = async (services: WithdrawalProcessingServices, orgId: string): Promise<bigint> => {
-  const { state } = await loadGasBuffer(services.store, services.chain.id, orgId);
+export const gasBufferCoins = async (services: WithdrawalProcessingServices, { state }: LoadedBuffer): Promise<bigint> => {
   if (!state.topUp) return state.balance;
   const status = await services.gateway.transactionStatus(state.topUp.txHash);
   return state.balance + (status.status === 'confirmed' ? BigInt(state.topUp.amount) : 0n);
